@@ -1,0 +1,71 @@
+import { applyMovement, toPoints, ZERO } from '../billing/index.ts';
+import type { LedgerKind, Points } from '../billing/index.ts';
+import { formatTime } from '../clock/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { ids } from '../random/index.ts';
+import type { Random } from '../random/index.ts';
+import type { StoreData, StoredAccount, StoredKey } from '../store/index.ts';
+
+export interface NewAccount {
+  id?: string;
+  points?: Points;
+  webhook_url?: string | null;
+  webhook_secret?: string;
+}
+
+/** Creates an account, funding it through the ledger so `funded = available + frozen + charged` holds. */
+export function createAccount(data: StoreData, random: Random, nowMs: number, spec: NewAccount): StoredAccount {
+  const id = spec.id ?? ids.accountId(random);
+  const account: StoredAccount = {
+    id,
+    available: ZERO,
+    frozen: ZERO,
+    charged: ZERO,
+    webhook_url: spec.webhook_url ?? null,
+    webhook_secret: spec.webhook_secret ?? ids.webhookSecret(random),
+    created_at: formatTime(nowMs),
+  };
+  data.accounts[id] = account;
+  const points = toPoints(spec.points ?? ZERO);
+  if (points !== ZERO) move(data, id, 'fund', points, null, nowMs);
+  return account;
+}
+
+export function createKey(data: StoreData, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
+  const record: StoredKey = { key: key ?? ids.apiKey(random), account_id: accountId, created_at: formatTime(nowMs) };
+  data.keys[record.key] = record;
+  return record;
+}
+
+export function findAccount(data: StoreData, id: string): StoredAccount {
+  const account = Object.hasOwn(data.accounts, id) ? data.accounts[id] : undefined;
+  if (!account) throw new ApiError('not_found', `No account '${id}'.`);
+  return account;
+}
+
+/** The account a key belongs to, or undefined for a missing or unknown key. */
+export function accountForKey(data: StoreData, key: string): StoredAccount | undefined {
+  const record = Object.hasOwn(data.keys, key) ? data.keys[key] : undefined;
+  return record ? data.accounts[record.account_id] : undefined;
+}
+
+/**
+ * Moves points on an account and writes the ledger entry. Throws (insufficient_points on a freeze) before
+ * changing anything.
+ */
+export function move(
+  data: StoreData,
+  accountId: string,
+  kind: LedgerKind,
+  points: Points,
+  taskId: string | null,
+  nowMs: number,
+): void {
+  const account = findAccount(data, accountId);
+  const next = applyMovement(account, kind, points);
+  account.available = next.available;
+  account.frozen = next.frozen;
+  account.charged = next.charged;
+  data.seq += 1;
+  data.ledger.push({ id: data.seq, account_id: accountId, kind, points, task_id: taskId, at: formatTime(nowMs) });
+}

@@ -1,0 +1,34 @@
+import express from 'express';
+import type { Express } from 'express';
+import { adminRoutes, apiKeyAuth, errorHandler, jsonBody, notFound, requestIds, tasksRoutes } from './http/index.ts';
+import type { AppDeps } from './http/index.ts';
+
+/**
+ * Composition root of the HTTP app: every collaborator comes in through `deps`; it never listens, so tests
+ * import it directly.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestIds(deps.random));
+
+  const v1 = express.Router();
+  // Authentication comes before reading the body: a bad key is refused whatever it sent.
+  v1.use(apiKeyAuth(deps.store));
+  v1.use(jsonBody(deps.config.bodyLimit));
+  v1.use(tasksRoutes(deps));
+  v1.use(notFound);
+  app.use('/v1', v1);
+
+  const admin = express.Router();
+  admin.use(jsonBody(deps.config.bodyLimit));
+  admin.use(adminRoutes(deps));
+  admin.use(notFound);
+  app.use('/_emulator', admin);
+
+  app.use(notFound);
+  app.use(errorHandler(deps.log));
+  return app;
+}

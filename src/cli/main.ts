@@ -1,0 +1,33 @@
+import { VERSION } from '../version.ts';
+import { parseStartOptions, START_HELP, UsageError } from './start-options.ts';
+import { start } from './start.ts';
+
+const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
+
+Usage: svc-emulator <command> [options]
+
+Commands:
+  start     run the emulator (svc-emulator start --help for its options)
+
+${START_HELP}`;
+
+/** Exit codes: 0 success, 2 usage error. */
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === '--version' || command === '-v') return void console.log(VERSION);
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      return void console.log(HELP);
+    }
+    if (command === 'start') return await start(parseStartOptions(rest, process.env));
+    throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error((err as Error).message);
+      process.exit(err instanceof UsageError && (err.message === START_HELP) ? 0 : 2);
+    }
+    throw err;
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,71 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { invalidParams } from '../errors/index.ts';
+import { createAjv } from './ajv.ts';
+import { loadDocument } from './documents.ts';
+import type { DocumentName } from './documents.ts';
+import { toDetails } from './error-details.ts';
+import { checkParameters, compileParameters } from './parameters.ts';
+import { checkSubmission } from './submit.ts';
+import type { TaskSubmission } from './submit.ts';
+import { readTaskModels } from './task-models.ts';
+import type { TaskModelSpec } from './task-models.ts';
+
+export type { TaskModelSpec } from './task-models.ts';
+export type { TaskSubmission } from './submit.ts';
+export type { DocumentName, JsonSchema } from './documents.ts';
+export { isPlainObject } from './submit.ts';
+export { loadDocument } from './documents.ts';
+
+/**
+ * The OpenAPI documents, loaded once at start-up and compiled into validators. Handlers ask the contract to
+ * check what arrives; they never check shapes by hand.
+ */
+export interface Contract {
+  readonly documents: Record<DocumentName, OpenAPIV3_1.Document>;
+  readonly taskModels: Map<string, TaskModelSpec>;
+  /** Query, header or path parameters of an operation: coerced, defaulted, or 422 invalid_params. */
+  parameters(
+    operationId: string,
+    location: 'query' | 'header' | 'path',
+    raw: Record<string, unknown>,
+    document?: DocumentName,
+  ): Record<string, unknown>;
+  /** A request body against a named component schema, or 422 invalid_params. */
+  body<T>(document: DocumentName, schemaName: string, value: unknown): T;
+  /** A task submission: envelope, model, normalized input. */
+  submission(body: Record<string, unknown>): TaskSubmission;
+}
+
+export function createContract(): Contract {
+  const documents = { service: loadDocument('service'), admin: loadDocument('admin') };
+  const ajv: Ajv2020 = createAjv(documents);
+  const taskModels = readTaskModels(documents.service, ajv);
+  const parameterSets = {
+    service: compileParameters('service', documents.service, ajv),
+    admin: compileParameters('admin', documents.admin, ajv),
+  };
+  const schema = (document: DocumentName, name: string): ValidateFunction => {
+    const validate = ajv.getSchema(`${document}.yaml#/components/schemas/${name}`);
+    if (!validate) throw new Error(`${document}.yaml has no schema ${name}`);
+    return validate;
+  };
+  const envelope = schema('service', 'SubmitTaskRequest');
+
+  return {
+    documents,
+    taskModels,
+    parameters(operationId, location, raw, document = 'service') {
+      const sets = parameterSets[document].get(operationId);
+      if (!sets) throw new Error(`${document}.yaml has no operation ${operationId}`);
+      return checkParameters(sets[location], raw);
+    },
+    body<T>(document: DocumentName, schemaName: string, value: unknown): T {
+      const validate = schema(document, schemaName);
+      if (!validate(value)) throw invalidParams(toDetails(validate.errors, ''));
+      return value as T;
+    },
+    submission: (body) => checkSubmission(documents.service, envelope, taskModels, body),
+  };
+}

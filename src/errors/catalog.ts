@@ -1,0 +1,61 @@
+/**
+ * Every API error code the emulator answers with: HTTP status and default message. Codes marked
+ * `emulatorDefined` are not in the reference (it leaves them "not shown"); the README lists them.
+ * @see reference "Errors" → "Codes"
+ */
+export const ERROR_CATALOG = {
+  bad_request: { status: 400, message: 'The request body is not a valid JSON object.' },
+  invalid_api_key: { status: 401, message: 'Missing or unknown API key.', emulatorDefined: true },
+  unauthorized: { status: 401, message: 'Missing or wrong admin token.', emulatorDefined: true },
+  insufficient_points: { status: 402, message: 'Not enough points; nothing was frozen.' },
+  key_quota_exceeded: { status: 402, message: "The key's quota is used up." },
+  permission_denied: { status: 403, message: "The key's callable models exclude this model." },
+  model_unavailable: { status: 404, message: 'The model does not exist or is not open to the API.' },
+  not_found: { status: 404, message: 'Not found.' },
+  idempotency_conflict: {
+    status: 409,
+    message: 'This Idempotency-Key was used with a different model or parameters.',
+  },
+  task_not_cancelable: { status: 409, message: 'The task cannot be canceled.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.', emulatorDefined: true },
+  unsupported_media_type: {
+    status: 415,
+    message: 'The request body must be application/json.',
+    emulatorDefined: true,
+  },
+  invalid_params: { status: 422, message: 'The parameters are invalid.' },
+  content_rejected: { status: 422, message: 'The prompt or reference material failed content review.' },
+  rate_limited: { status: 429, message: 'Too many requests per minute for this key.' },
+  concurrency_limited: { status: 429, message: 'Too many running tasks and text calls.' },
+  internal_error: { status: 500, message: 'The emulator failed unexpectedly.', emulatorDefined: true },
+  service_unavailable: { status: 503, message: 'The model is temporarily unavailable.' },
+} as const satisfies Record<string, { status: number; message: string; emulatorDefined?: true }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** An API error as data: handlers and domain code throw it, one middleware writes it in the group's shape. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.status = ERROR_CATALOG[code].status;
+  }
+}
+
+export const invalidParams = (details: ErrorDetail[]): ApiError =>
+  new ApiError(
+    'invalid_params',
+    details.length === 1 && details[0] ? `${details[0].field} ${details[0].message}` : ERROR_CATALOG.invalid_params.message,
+    details,
+  );

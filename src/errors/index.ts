@@ -1,0 +1,2 @@
+export { ApiError, ERROR_CATALOG, invalidParams } from './catalog.ts';
+export type { ErrorCode, ErrorDetail } from './catalog.ts';

@@ -1,0 +1,90 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import { createAccount, createKey, findAccount, seedStore } from '../accounts/index.ts';
+import { toPoints } from '../billing/index.ts';
+import { formatTime } from '../clock/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { emptyData } from '../store/index.ts';
+import type { StoredAccount } from '../store/index.ts';
+import { webhookAddressProblem } from '../webhooks/index.ts';
+import { commit } from './context.ts';
+import type { AppDeps } from './context.ts';
+import { requireObjectBody } from './json-body.ts';
+
+/** The emulator's control API under /_emulator, described by openapi/admin.yaml. */
+export function adminRoutes(deps: AppDeps): Router {
+  const { contract, store, clock } = deps;
+  const router = Router();
+
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok', version: deps.config.version, clock: { now: formatTime(clock.now()), mode: clock.mode } });
+  });
+
+  router.use(adminAuth(deps.config.adminToken));
+
+  router.get('/clock', (_req, res) => {
+    res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
+  });
+
+  router.post('/clock/advance', async (req, res) => {
+    const body = contract.body<{ seconds: number }>('admin', 'AdvanceClockRequest', requireObjectBody(req));
+    const now = await clock.advance(body.seconds * 1000);
+    await commit(deps);
+    res.json({ now: formatTime(now), mode: clock.mode });
+  });
+
+  router.post('/accounts', async (req, res) => {
+    const body = contract.body<{ points?: string; webhook_url?: string | null }>(
+      'admin',
+      'CreateAccountRequest',
+      req.body === undefined ? {} : requireObjectBody(req),
+    );
+    if (body.webhook_url) {
+      const problem = webhookAddressProblem(body.webhook_url, deps.config.allowInsecureWebhooks);
+      if (problem) throw new ApiError('invalid_params', `webhook_url ${problem}`, [{ field: 'webhook_url', message: problem }]);
+    }
+    const account = createAccount(store.data, deps.random, clock.now(), {
+      points: toPoints(body.points ?? '100000.000'),
+      webhook_url: body.webhook_url ?? null,
+    });
+    await commit(deps);
+    res.status(201).json(accountView(account));
+  });
+
+  router.get('/accounts/:id', (req, res) => {
+    res.json(accountView(findAccount(store.data, req.params.id)));
+  });
+
+  router.post('/accounts/:id/keys', async (req, res) => {
+    const account = findAccount(store.data, req.params.id);
+    contract.body('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
+    const key = createKey(store.data, deps.random, clock.now(), account.id);
+    await commit(deps);
+    res.status(201).json(key);
+  });
+
+  router.post('/reset', async (_req, res) => {
+    const fresh = emptyData();
+    seedStore(fresh, deps.random, clock.now());
+    await store.replace(fresh);
+    res.json({ ok: true, accounts: Object.keys(fresh.accounts).length, keys: Object.keys(fresh.keys).length });
+  });
+
+  return router;
+}
+
+export function accountView(account: StoredAccount): Record<string, unknown> {
+  return { object: 'account', ...account };
+}
+
+function adminAuth(token: string): RequestHandler {
+  const expected = Buffer.from(token);
+  return (req, _res, next) => {
+    const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
+    }
+    next();
+  };
+}

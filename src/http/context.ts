@@ -1,0 +1,28 @@
+import type { Clock } from '../clock/index.ts';
+import type { Contract } from '../contract/index.ts';
+import type { Random } from '../random/index.ts';
+import type { Store } from '../store/index.ts';
+
+export interface AppConfig {
+  adminToken: string;
+  allowInsecureWebhooks: boolean;
+  /** Largest accepted JSON body, in body-parser notation (`1mb`). */
+  bodyLimit: string;
+  version: string;
+}
+
+/** Everything the routes need, passed in once by the composition root. */
+export interface AppDeps {
+  clock: Clock;
+  store: Store;
+  random: Random;
+  contract: Contract;
+  config: AppConfig;
+  log: (message: string) => void;
+}
+
+/** Persists every change made so far, with the clock's position, before a route answers. */
+export function commit(deps: Pick<AppDeps, 'clock' | 'store'>): Promise<void> {
+  deps.store.data.clock_ms = deps.clock.now();
+  return deps.store.commit();
+}

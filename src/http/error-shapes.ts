@@ -1,0 +1,49 @@
+import type { ApiError } from '../errors/index.ts';
+
+/**
+ * Each endpoint group answers errors in its own body shape; this is the one place that writes them.
+ * @see reference "Errors" → "Body formats"
+ */
+export type EndpointGroup = 'general' | 'openai' | 'messages';
+
+export function endpointGroup(path: string): EndpointGroup {
+  if (path.startsWith('/v1/chat/completions') || path.startsWith('/v1/responses')) return 'openai';
+  if (path.startsWith('/v1/messages')) return 'messages';
+  return 'general';
+}
+
+export function errorBody(group: EndpointGroup, error: ApiError, requestId: string): Record<string, unknown> {
+  switch (group) {
+    case 'openai':
+      return {
+        error: {
+          message: error.message,
+          type: error.code,
+          code: error.code,
+          param: error.details?.[0]?.field ?? null,
+          request_id: requestId,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      };
+    case 'messages':
+      return {
+        type: 'error',
+        error: {
+          type: error.code,
+          message: error.message,
+          code: error.code,
+          request_id: requestId,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      };
+    case 'general':
+      return {
+        error: {
+          code: error.code,
+          message: error.message,
+          request_id: requestId,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      };
+  }
+}

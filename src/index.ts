@@ -1,0 +1,8 @@
+/** The package's programmatic API: an emulator in-process for test suites. */
+export { createEmulator } from './emulator.ts';
+export type { Emulator, EmulatorOptions } from './emulator.ts';
+export { createApp } from './app.ts';
+export { createClock, formatTime } from './clock/index.ts';
+export type { Clock, ClockMode } from './clock/index.ts';
+export { openStore } from './store/index.ts';
+export type { Store } from './store/index.ts';

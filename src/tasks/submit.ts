@@ -1,0 +1,86 @@
+import { move } from '../accounts/index.ts';
+import { freezeAmount, ZERO } from '../billing/index.ts';
+import { formatTime } from '../clock/index.ts';
+import type { TaskSubmission } from '../contract/index.ts';
+import { ApiError, invalidParams } from '../errors/index.ts';
+import { ids } from '../random/index.ts';
+import type { Random } from '../random/index.ts';
+import type { StoreData, StoredAccount } from '../store/index.ts';
+import { webhookAddressProblem } from '../webhooks/index.ts';
+import { fingerprint } from './fingerprint.ts';
+import type { Task } from './task.ts';
+
+export interface SubmitContext {
+  data: StoreData;
+  random: Random;
+  nowMs: number;
+  allowInsecureWebhooks: boolean;
+}
+
+export interface SubmitResult {
+  task: Task;
+  replayed: boolean;
+}
+
+/**
+ * Accepts a checked submission: idempotency first (a replay is answered even when points have since run
+ * out), then the freeze, then the task. Synchronous from the first read to the last write, so two requests
+ * with one Idempotency-Key can never both create a task.
+ * @see reference "POST /v1/tasks" rules 1, 4 and 5
+ */
+export function submitTask(
+  ctx: SubmitContext,
+  account: StoredAccount,
+  submission: TaskSubmission,
+  idempotencyKey: string | undefined,
+): SubmitResult {
+  const { data, nowMs } = ctx;
+  if (submission.webhook_url !== null) {
+    const problem = webhookAddressProblem(submission.webhook_url, ctx.allowInsecureWebhooks);
+    if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
+  }
+  const idempotencySlot = idempotencyKey === undefined ? undefined : `${account.id} ${idempotencyKey}`;
+  const previous = idempotencySlot === undefined ? undefined : data.idempotency[idempotencySlot];
+  const inputPrint = fingerprint(submission.input);
+  if (previous) {
+    const first = data.tasks[previous.task_id];
+    if (first && previous.model === submission.model.id && previous.input === inputPrint) {
+      return { task: first.task, replayed: true };
+    }
+    throw new ApiError(
+      'idempotency_conflict',
+      `Idempotency-Key '${idempotencyKey}' was first used with ${previous.model === submission.model.id ? 'different parameters' : `model '${previous.model}'`}; nothing was created.`,
+    );
+  }
+
+  const frozen = freezeAmount(submission.model.pricing, submission.input);
+  const id = uniqueTaskId(data, ctx.random, nowMs);
+  move(data, account.id, 'freeze', frozen, id, nowMs); // throws insufficient_points before any change
+  const task: Task = {
+    id,
+    object: 'task',
+    model: submission.model.id,
+    status: 'queued',
+    created_at: formatTime(nowMs),
+    started_at: null,
+    finished_at: null,
+    input: submission.input,
+    points: { frozen, charged: ZERO, refunded: ZERO },
+    output: null,
+    error: null,
+    metadata: submission.metadata,
+  };
+  data.seq += 1;
+  data.tasks[id] = { task, account_id: account.id, seq: data.seq, idempotency_key: idempotencyKey ?? null };
+  if (idempotencySlot !== undefined) {
+    data.idempotency[idempotencySlot] = { task_id: id, model: task.model, input: inputPrint };
+  }
+  return { task, replayed: false };
+}
+
+function uniqueTaskId(data: StoreData, random: Random, nowMs: number): string {
+  for (;;) {
+    const id = ids.taskId(random, nowMs);
+    if (!Object.hasOwn(data.tasks, id)) return id;
+  }
+}

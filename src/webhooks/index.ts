@@ -1,0 +1,1 @@
+export { webhookAddressProblem, isInternalAddress } from './address-guard.ts';

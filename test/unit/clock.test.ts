@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { compactTime, createClock, formatTime } from '../../src/clock/index.ts';
+
+const T0 = Date.parse('2026-11-23T01:00:00Z');
+
+describe('manual clock', () => {
+  it('stands still until advanced', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    expect(clock.now()).toBe(T0);
+    expect(await clock.advance(90_000)).toBe(T0 + 90_000);
+    expect(clock.now()).toBe(T0 + 90_000);
+  });
+
+  it('runs due jobs in time order, each at its own time', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const seen: [string, number][] = [];
+    clock.at(T0 + 3_000, () => void seen.push(['c', clock.now()]));
+    clock.at(T0 + 1_000, () => void seen.push(['a', clock.now()]));
+    clock.at(T0 + 2_000, () => void seen.push(['b', clock.now()]));
+    clock.at(T0 + 9_000, () => void seen.push(['late', clock.now()]));
+    await clock.advance(5_000);
+    expect(seen).toEqual([
+      ['a', T0 + 1_000],
+      ['b', T0 + 2_000],
+      ['c', T0 + 3_000],
+    ]);
+    expect(clock.now()).toBe(T0 + 5_000);
+  });
+
+  it('runs jobs scheduled by a job when they fall within the same advance', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const seen: number[] = [];
+    clock.at(T0 + 1_000, () => {
+      seen.push(clock.now());
+      clock.at(clock.now() + 60_000, () => void seen.push(clock.now()));
+    });
+    await clock.advance(3_600_000);
+    expect(seen).toEqual([T0 + 1_000, T0 + 61_000]);
+  });
+
+  it('runs jobs of equal time in the order they were scheduled, and skips canceled ones', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const seen: string[] = [];
+    clock.at(T0 + 1_000, () => void seen.push('first'));
+    const cancel = clock.at(T0 + 1_000, () => void seen.push('canceled'));
+    clock.at(T0 + 1_000, () => void seen.push('second'));
+    cancel();
+    await clock.advance(1_000);
+    expect(seen).toEqual(['first', 'second']);
+  });
+
+  it('refuses to go backwards', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    await expect(clock.advance(-1)).rejects.toThrow(RangeError);
+  });
+
+  it('never starts before the time it must resume from', () => {
+    expect(createClock({ mode: 'manual', startMs: T0, notBeforeMs: T0 + 5 }).now()).toBe(T0 + 5);
+  });
+});
+
+describe('real clock', () => {
+  it('follows wall time, shifted by advances and scaled by speed', async () => {
+    const clock = createClock({ mode: 'real', startMs: T0, speed: 1 });
+    expect(clock.now() - T0).toBeLessThan(1_000);
+    await clock.advance(3_600_000);
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(3_600_000);
+    clock.stop();
+  });
+
+  it('runs a job that an advance makes due', async () => {
+    const clock = createClock({ mode: 'real', startMs: T0 });
+    let ran = false;
+    clock.at(T0 + 60_000, () => {
+      ran = true;
+    });
+    await clock.advance(60_000);
+    expect(ran).toBe(true);
+    clock.stop();
+  });
+});
+
+describe('time format', () => {
+  it.each([
+    ['2026-11-23T01:00:00Z', '2026-11-23T09:00:00+08:00', '261123090000'],
+    ['2026-12-31T16:30:05Z', '2027-01-01T00:30:05+08:00', '270101003005'],
+    ['2026-02-28T20:00:00.999Z', '2026-03-01T04:00:00+08:00', '260301040000'],
+  ])('writes %s as %s in Beijing time', (utc, beijing, compact) => {
+    expect(formatTime(Date.parse(utc))).toBe(beijing);
+    expect(compactTime(Date.parse(utc))).toBe(compact);
+  });
+});
