@@ -47,8 +47,9 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
     case 'x-combined-max-items':
       return { field: child(base, String(params['field'])), message: error.message ?? 'has too many items' };
     default:
-      if (typeof params['propertyName'] === 'string') {
-        return { field: child(base, params['propertyName']), message: `key ${error.message ?? 'is invalid'}` };
+      // Ajv reports a bad metadata key on the error itself (errors under `propertyNames`).
+      if (typeof error.propertyName === 'string') {
+        return { field: `${base}.${error.propertyName}`, message: `key ${error.message ?? 'is invalid'}` };
       }
       return { field: base, message: error.message ?? 'is invalid' };
   }

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL');
+});
+
+function run(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  running.push(child);
+  return child;
+}
+
+/** Resolves with everything printed once `pattern` appears on stdout. */
+function waitFor(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (pattern.test(out)) resolve(out);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code} before ${pattern}: ${out}${err}`)));
+  });
+}
+
+const exitOf = (child: ChildProcess): Promise<number | null> =>
+  new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+
+it('starts, prints the address, demo account, demo key and admin token, serves, and stops on SIGTERM', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
+  try {
+    const child = run(['start', '--port', '0', '--db', join(dir, 'db.json'), '--clock', 'manual'], {
+      SVC_EMULATOR_ADMIN_TOKEN: 'cli-admin',
+    });
+    const out = await waitFor(child, /admin token/);
+    const base = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
+    expect(base).toBeDefined();
+    expect(out).toContain('acct_demo');
+    expect(out).toContain('sk-emulator-demo');
+    expect(out).toContain('cli-admin');
+    const health = await fetch(`${base}/_emulator/health`);
+    expect(health.status).toBe(200);
+    const tasks = await fetch(`${base}/v1/tasks`, { headers: { Authorization: 'Bearer sk-emulator-demo' } });
+    expect(tasks.status).toBe(200);
+    expect(tasks.headers.get('x-request-id')).toMatch(/^req_[a-z0-9]{24}$/);
+    const clock = await fetch(`${base}/_emulator/clock`, { headers: { Authorization: 'Bearer cli-admin' } });
+    expect(((await clock.json()) as { mode: string }).mode).toBe('manual');
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('prints a random admin token when none is given', async () => {
+  const child = run(['start', '--port', '0', '--memory']);
+  const out = await waitFor(child, /admin token/);
+  expect(out).toMatch(/admin token\s+adm_[A-Za-z0-9]{32}/);
+  expect(out).toMatch(/store\s+memory/);
+});
+
+it.each([
+  [['start', '--clock', 'sundial']],
+  [['start', '--port', 'many']],
+  [['start', '--no-such-flag']],
+  [['start', '--memory', '--db', 'x.json']],
+  [['launch']],
+])('exits 2 on a usage error: %j', async (args) => {
+  const child = run(args);
+  expect(await exitOf(child)).toBe(2);
+});
+
+it('prints help and the version', async () => {
+  const help = run(['--help']);
+  const out = await waitFor(help, /--allow-insecure-webhooks/);
+  expect(out).toContain('svc-emulator start');
+  const version = run(['--version']);
+  expect(await waitFor(version, /\d+\.\d+\.\d+/)).toMatch(/^\d+\.\d+\.\d+/);
+});
