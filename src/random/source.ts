@@ -36,8 +36,20 @@ export function createRandom(seed?: string): Random {
   return api;
 }
 
+// One system call per few thousand ids instead of one per character: every request draws a 24-character id.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
 function cryptoBytes(count: number): Uint8Array {
-  return new Uint8Array(randomBytes(count));
+  if (count > POOL_SIZE) return new Uint8Array(randomBytes(count));
+  if (poolOffset + count > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const out = new Uint8Array(pool.subarray(poolOffset, poolOffset + count));
+  poolOffset += count;
+  return out;
 }
 
 /** sfc32 seeded from a string hash: small, fast, and good enough for repeatable test data (not for secrets). */

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench`: start-up time to the first 200, and requests per second of GET /v1/tasks/{id} and
+ * POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this machine), all in
+ * one run. Every server runs in its own process so the load generator does not share its event loop.
+ * Figures are printed, never asserted: speed targets belong here, not in timed tests.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
+const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
+const CONNECTIONS = 16;
+const ADMIN = 'bench-admin';
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+  /** Wall milliseconds from spawn to the first 200. */
+  startupMs: number;
+}
+
+async function startServer(command: string[], healthPath: string): Promise<Server> {
+  const started = performance.now();
+  const child = spawn(process.execPath, command, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}: ${out}`)));
+  });
+  for (;;) {
+    const res = await fetch(`${base}${healthPath}`).catch(() => null);
+    if (res?.status === 200) break;
+  }
+  return { child, base, startupMs: performance.now() - started };
+}
+
+async function load(name: string, options: autocannon.Options): Promise<{ name: string; rps: number; p99: number }> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const errors = result.errors + result.non2xx;
+  if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
+  return { name, rps: result.requests.average, p99: result.latency.p99 };
+}
+
+async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** A rich account and its key, so submitting for seconds never runs out of points. */
+async function benchKey(base: string): Promise<string> {
+  const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
+  const account = await json(`${base}/_emulator/accounts`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ points: '999999999999.000' }),
+  });
+  const key = await json(`${base}/_emulator/accounts/${String(account['id'])}/keys`, { method: 'POST', headers: admin, body: '{}' });
+  return String(key['key']);
+}
+
+const SUBMIT = JSON.stringify({
+  model: 'social-notes-data',
+  input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true },
+});
+
+async function benchEmulator(label: string, storeArgs: string[]): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[] }> {
+  const server = await startServer(
+    [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, ...storeArgs],
+    '/_emulator/health',
+  );
+  try {
+    const key = await benchKey(server.base);
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body: SUBMIT });
+    const rows = [
+      await load(`${label}: GET /v1/tasks/{id}`, { url: `${server.base}/v1/tasks/${String(task['id'])}`, headers }),
+      await load(`${label}: POST /v1/tasks`, { url: `${server.base}/v1/tasks`, method: 'POST', headers, body: SUBMIT }),
+    ];
+    return { startupMs: server.startupMs, rows };
+  } finally {
+    server.child.kill('SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  const baseline = await startServer(['--import', 'tsx', BASELINE], '/');
+  let baselineRow;
+  try {
+    baselineRow = await load('node:http static JSON (ceiling)', { url: `${baseline.base}/` });
+  } finally {
+    baseline.child.kill('SIGKILL');
+  }
+  const bareExpress = await startServer(['--import', 'tsx', BASELINE, 'express'], '/');
+  let expressRow;
+  try {
+    expressRow = await load('bare Express 5 static JSON', { url: `${bareExpress.base}/` });
+  } finally {
+    bareExpress.child.kill('SIGKILL');
+  }
+  const memory = await benchEmulator('memory store', ['--memory']);
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+  let file;
+  try {
+    file = await benchEmulator('file store', ['--db', join(dir, 'db.json')]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const line = (name: string, value: string): string => `${name.padEnd(44)} ${value}`;
+  console.log(`svc-emulator bench: node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
+  console.log(line('start-up to first 200 (node:http baseline)', `${baseline.startupMs.toFixed(0)} ms`));
+  console.log(line('start-up to first 200 (emulator, memory)', `${memory.startupMs.toFixed(0)} ms`));
+  console.log(line('start-up to first 200 (emulator, file)', `${file.startupMs.toFixed(0)} ms`));
+  console.log('');
+  for (const row of [baselineRow, expressRow, ...memory.rows, ...file.rows]) {
+    const share = ((row.rps / baselineRow.rps) * 100).toFixed(0);
+    console.log(line(row.name, `${row.rps.toFixed(0).padStart(7)} req/s  p99 ${row.p99} ms  (${share}% of ceiling)`));
+  }
+}
+
+await main();

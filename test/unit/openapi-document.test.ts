@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+/**
+ * The document is derived from the reference by hand; these tests hold it to the reference's parameter tables
+ * and keep it whole (every component reachable, every /v1 answer documenting X-Request-Id).
+ */
+type Schema = Record<string, unknown>;
+const doc = parse(readFileSync(new URL('../../openapi/service.yaml', import.meta.url), 'utf8')) as Schema;
+const reference = readFileSync(new URL('../../../shared/reference/service-api.md', import.meta.url), 'utf8');
+const schemas = (doc['components'] as Record<string, Record<string, Schema>>)['schemas'] as Record<string, Schema>;
+
+interface Row {
+  field: string;
+  type: string;
+  required: string;
+  range: string;
+  default: string;
+}
+
+/** The input parameter table under "### Model: <id>". */
+function parameterTable(model: string): Row[] {
+  const section = reference.split(`### Model: ${model}`)[1]?.split('\n### ')[0] ?? '';
+  const lines = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Field') && !l.startsWith('|---'));
+  const cells = lines.map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  return cells
+    .filter((c) => c.length >= 5 && !/^(480p|720p|1080p)$/.test(c[0] ?? ''))
+    .map(([field = '', type = '', required = '', range = '', dflt = '']) => ({ field, type, required, range, default: dflt }));
+}
+
+const inputSchemas = (schemas['SubmitTaskRequest']?.['x-input-schemas'] ?? {}) as Record<string, string>;
+const modelSchema = (model: string): Schema => schemas[String(inputSchemas[model]).split('/').pop() ?? ''] ?? {};
+const backticked = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
+const resolve = (prop: Schema): Schema => {
+  const ref = prop['$ref'];
+  return typeof ref === 'string' ? { ...schemas[ref.split('/').pop() ?? ''], ...prop } : prop;
+};
+
+const models = ['social-notes-data', 'video-gen-2.0-fast', 'avatar-photo'];
+
+it.each(models)('%s: has every field of the reference table, with its type', (model) => {
+  const rows = parameterTable(model);
+  expect(rows.length).toBeGreaterThan(5);
+  const properties = modelSchema(model)['properties'] as Record<string, Schema>;
+  expect(Object.keys(properties).sort()).toEqual(rows.map((r) => r.field).sort());
+  for (const row of rows) {
+    const prop = resolve(properties[row.field] ?? {});
+    const expected =
+      row.type === 'file address' || row.type === 'string' ? 'string' : row.type.startsWith('array') ? 'array' : row.type;
+    expect(prop['type'], row.field).toBe(expected);
+    if (row.type.includes('file address')) {
+      const target = row.type.startsWith('array') ? (prop['items'] as Schema) : (properties[row.field] as Schema);
+      expect(target['$ref'], row.field).toBe('#/components/schemas/FileAddress');
+    }
+  }
+});
+
+it.each(models)('%s: has the enums, defaults, ranges, lengths and required fields of the reference table', (model) => {
+  const schema = modelSchema(model);
+  const properties = schema['properties'] as Record<string, Schema>;
+  for (const row of parameterTable(model)) {
+    const prop = resolve(properties[row.field] ?? {});
+    const values = backticked(row.range);
+    if (row.type === 'string' && values.length > 0) expect(prop['enum'], row.field).toEqual(values);
+    if (row.type === 'boolean' && values[0] === 'true') expect(prop['const'], row.field).toBe(true);
+    if (row.default !== '-') {
+      const text = backticked(row.default)[0] ?? row.default;
+      const expected = row.type === 'integer' ? Number(text) : row.type === 'boolean' ? text === 'true' : text;
+      expect(prop['default'], row.field).toEqual(expected);
+    } else {
+      expect(prop['default'], row.field).toBeUndefined();
+    }
+    const span = /^(\d+) to (\d+)(?! ?seconds)/.exec(row.range);
+    if (span && row.type === 'integer') expect([prop['minimum'], prop['maximum']], row.field).toEqual([Number(span[1]), Number(span[2])]);
+    const chars = /(?:(\d+) to )?(\d+) characters|up to (\d+) characters/.exec(row.range);
+    if (chars) {
+      expect(prop['maxLength'], row.field).toBe(Number(chars[2] ?? chars[3]));
+      if (chars[1]) expect(prop['minLength'], row.field).toBe(Number(chars[1]));
+    }
+    const items = /^at most (\d+)/.exec(row.range);
+    if (items && row.type.startsWith('array')) expect(prop['maxItems'], row.field).toBe(Number(items[1]));
+    if (row.required === 'yes') expect(schema['required'], row.field).toContain(row.field);
+  }
+});
+
+it.each([
+  ['social-notes-data', 600],
+  ['video-gen-2.0-fast', 3600],
+  ['avatar-photo', 3600],
+])('%s: states the maximum processing time of the reference (%i s)', (model, seconds) => {
+  expect(modelSchema(model)['x-max-processing-seconds']).toBe(seconds);
+  expect(modelSchema(model)['x-model']).toBe(model);
+});
+
+it('reaches every component from the paths, the webhooks or an x- reference', () => {
+  const text = JSON.stringify({ paths: doc['paths'], webhooks: doc['webhooks'] });
+  const reached = new Set<string>();
+  const queue = [...text.matchAll(/#\/components\/(\w+)\/([\w.-]+)/g)].map((m) => `${m[1]}/${m[2]}`);
+  const components = doc['components'] as Record<string, Record<string, unknown>>;
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    if (reached.has(next)) continue;
+    reached.add(next);
+    const [kind = '', name = ''] = next.split('/');
+    const body = JSON.stringify(components[kind]?.[name] ?? {});
+    queue.push(...[...body.matchAll(/#\/components\/(\w+)\/([\w.-]+)/g)].map((m) => `${m[1]}/${m[2]}`));
+  }
+  const all = Object.entries(components)
+    .filter(([kind]) => kind !== 'securitySchemes')
+    .flatMap(([kind, entries]) => Object.keys(entries).map((name) => `${kind}/${name}`));
+  expect(all.filter((name) => !reached.has(name))).toEqual([]);
+});
+
+it('documents X-Request-Id on every answer of every /v1 operation', () => {
+  const components = doc['components'] as Record<string, Record<string, Schema>>;
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries(doc['paths'] as Record<string, Record<string, Schema>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, raw] of Object.entries(operation['responses'] as Record<string, Schema>)) {
+        const ref = raw['$ref'];
+        const response = typeof ref === 'string' ? (components['responses']?.[ref.split('/').pop() ?? ''] ?? {}) : raw;
+        const headers = (response['headers'] ?? {}) as Record<string, unknown>;
+        if (!('X-Request-Id' in headers)) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
+});
+
+it('covers every endpoint of the reference', () => {
+  const paths = Object.keys(doc['paths'] as object);
+  expect(paths.sort()).toEqual(
+    [
+      '/v1/tasks',
+      '/v1/tasks/{id}',
+      '/v1/tasks/{id}/cancel',
+      '/v1/files',
+      '/v1/models',
+      '/v1/models/{id}',
+      '/v1/pricing',
+      '/v1/chat/completions',
+      '/v1/responses',
+      '/v1/messages',
+    ].sort(),
+  );
+  expect(Object.keys(doc['webhooks'] as object).sort()).toEqual(['task.canceled', 'task.failed', 'task.succeeded', 'webhook.test']);
+});
