@@ -1,6 +1,18 @@
 import express from 'express';
 import type { Express } from 'express';
-import { adminRoutes, apiKeyAuth, errorHandler, jsonBody, notFound, requestIds, tasksRoutes } from './http/index.ts';
+import {
+  adminRoutes,
+  adminTasksRoutes,
+  apiKeyAuth,
+  errorHandler,
+  fileServingRoutes,
+  jsonBody,
+  modelsRoutes,
+  notFound,
+  requestIds,
+  tasksRoutes,
+  uploadRoutes,
+} from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
 
 /**
@@ -17,14 +29,20 @@ export function createApp(deps: AppDeps): Express {
   const v1 = express.Router();
   // Authentication comes before reading the body: a bad key is refused whatever it sent.
   v1.use(apiKeyAuth(deps.store));
+  // Uploads parse their own (larger, or multipart) bodies.
+  v1.use(uploadRoutes(deps));
   v1.use(jsonBody(deps.config.bodyLimit));
   v1.use(tasksRoutes(deps));
+  v1.use(modelsRoutes(deps));
   v1.use(notFound);
   app.use('/v1', v1);
+
+  app.use('/files', fileServingRoutes(deps));
 
   const admin = express.Router();
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(adminRoutes(deps));
+  admin.use(adminTasksRoutes(deps));
   admin.use(notFound);
   app.use('/_emulator', admin);
 

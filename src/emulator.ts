@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -8,7 +9,13 @@ import { createClock } from './clock/index.ts';
 import type { Clock, ClockMode } from './clock/index.ts';
 import { createContract } from './contract/index.ts';
 import type { Contract } from './contract/index.ts';
+import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { commit } from './http/index.ts';
+import type { AppConfig } from './http/index.ts';
+import { loadTextModels } from './models/index.ts';
+import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
+import { createTaskEngine } from './tasks/index.ts';
+import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
@@ -27,6 +34,12 @@ export interface EmulatorOptions {
   /** Makes ids and generated data repeatable. */
   seed?: string;
   bodyLimit?: string;
+  /** Folder of scenario files; default: the package's `scenarios/`. */
+  scenariosDir?: string;
+  /** How long uploaded and result files live (`expires_at`); default 7 days. */
+  fileRetentionSeconds?: number;
+  /** The address result files are served under; default: the address `listen` binds. */
+  publicUrl?: string;
   log?: (message: string) => void;
 }
 
@@ -35,6 +48,7 @@ export interface Emulator {
   clock: Clock;
   store: Store;
   contract: Contract;
+  engine: TaskEngine;
   adminToken: string;
   /** Starts listening; resolves with the base address (`http://127.0.0.1:4010`). */
   listen(port?: number, host?: string): Promise<string>;
@@ -57,31 +71,43 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
   const contract = createContract();
   const log = options.log ?? ((message: string) => console.error(message));
+  const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), () => store.data.scenarios);
+  const blobs = createBlobStore(options.db ? join(dirname(options.db), 'files') : null);
+  const files = createFileKeeper(clock, store, blobs);
+  const config: AppConfig = {
+    adminToken,
+    allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
+    bodyLimit: options.bodyLimit ?? '1mb',
+    version: VERSION,
+    publicUrl: options.publicUrl ?? 'http://127.0.0.1:4010',
+    fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
+  };
+  const engine = createTaskEngine({
+    clock,
+    store,
+    random,
+    models: contract.taskModels,
+    files,
+    publicUrl: () => config.publicUrl,
+    fileRetentionMs: config.fileRetentionMs,
+  });
 
   if (isEmpty(store.data)) {
     seedStore(store.data, random, clock.now());
     await commit({ clock, store });
   }
 
-  const app = createApp({
-    clock,
-    store,
-    random,
-    contract,
-    log,
-    config: {
-      adminToken,
-      allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
-      bodyLimit: options.bodyLimit ?? '1mb',
-      version: VERSION,
-    },
-  });
+  engine.resume();
+  files.resume();
+
+  const app = createApp({ clock, store, random, contract, log, config, engine, scenarios, blobs, files, textModels: loadTextModels() });
 
   const emulator: Emulator = {
     app,
     clock,
     store,
     contract,
+    engine,
     adminToken,
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
@@ -92,7 +118,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         server.listen(port, host, () => {
           const address = server.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shownHost}:${address.port}`);
+          const url = `http://${shownHost}:${address.port}`;
+          if (options.publicUrl === undefined) config.publicUrl = url;
+          resolve(url);
         });
       });
     },

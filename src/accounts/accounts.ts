@@ -60,9 +60,10 @@ export function move(
   points: Points,
   taskId: string | null,
   nowMs: number,
+  overdraw = false,
 ): void {
   const account = findAccount(data, accountId);
-  const next = applyMovement(account, kind, points);
+  const next = applyMovement(account, kind, points, overdraw);
   account.available = next.available;
   account.frozen = next.frozen;
   account.charged = next.charged;

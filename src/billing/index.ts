@@ -4,3 +4,5 @@ export { applyMovement, emptyBalances } from './ledger.ts';
 export type { LedgerEntry, LedgerKind, Balances } from './ledger.ts';
 export { freezeAmount } from './freeze.ts';
 export type { PriceRule } from './freeze.ts';
+export { chargeFor, tokensPerSecond } from './settle.ts';
+export type { ActualUsage } from './settle.ts';

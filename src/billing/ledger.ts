@@ -25,13 +25,17 @@ export interface Balances {
 }
 
 
-/** Applies one movement to balances, returning the new balances. Throws before changing anything. */
-export function applyMovement(balances: Balances, kind: LedgerKind, points: Points): Balances {
+/**
+ * Applies one movement to balances, returning the new balances. Throws before changing anything. `overdraw`
+ * lets a settlement freeze more than is available: the difference a task used beyond its estimate is collected
+ * whatever the balance (like the reference's credit line), so available may go below zero.
+ */
+export function applyMovement(balances: Balances, kind: LedgerKind, points: Points, overdraw = false): Balances {
   switch (kind) {
     case 'fund':
       return { ...balances, available: add(balances.available, points) };
     case 'freeze':
-      if (cmp(balances.available, points) < 0) {
+      if (!overdraw && cmp(balances.available, points) < 0) {
         throw new ApiError(
           'insufficient_points',
           `This call needs ${points} points; ${balances.available} are available. Nothing was frozen.`,

@@ -1,3 +1,5 @@
+import { createDueQueue } from './queue.ts';
+
 /**
  * The only source of time in the emulator. Domain code asks a Clock for `now()` and schedules work with `at()`;
  * it never reads the wall clock or sets timers itself, so virtual time can be advanced and tests never sleep.
@@ -14,18 +16,15 @@ export interface Clock {
   at(atMs: number, job: Job): Cancel;
   /** Moves virtual time forward, running every job that falls due in time order, each at its own time. */
   advance(ms: number): Promise<number>;
+  /** Jobs waiting (canceled ones may still be counted until they reach the front). */
+  pending(): number;
   /** Stops wall-clock timers so the process can exit. */
   stop(): void;
 }
 
-export type Job = () => void | Promise<void>;
+/** A scheduled job; it receives the virtual time it was due at, which is "now" for whatever it records. */
+export type Job = (dueMs: number) => void | Promise<void>;
 export type Cancel = () => void;
-
-interface Entry {
-  atMs: number;
-  seq: number;
-  job: Job;
-}
 
 export interface ClockOptions {
   mode: ClockMode;
@@ -43,8 +42,7 @@ export function createClock(options: ClockOptions): Clock {
   // Virtual time = start + elapsed wall time × speed (real mode only) + everything advanced by hand.
   let advancedMs = 0;
   let manualNow = virtualStart;
-  const queue: Entry[] = [];
-  let seq = 0;
+  const queue = createDueQueue<Job>();
   let timer: NodeJS.Timeout | undefined;
   let draining: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -52,24 +50,11 @@ export function createClock(options: ClockOptions): Clock {
   const now = (): number =>
     options.mode === 'manual' ? manualNow : virtualStart + (Date.now() - wallStart) * speed + advancedMs;
 
-  function insert(entry: Entry): void {
-    // Binary search keeps the queue ordered by due time, then by scheduling order for equal times.
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const other = queue[mid] as Entry;
-      if (other.atMs < entry.atMs || (other.atMs === entry.atMs && other.seq < entry.seq)) lo = mid + 1;
-      else hi = mid;
-    }
-    queue.splice(lo, 0, entry);
-  }
-
   async function runDue(untilMs: number, setNow: (ms: number) => void): Promise<void> {
-    for (let next = queue[0]; next !== undefined && next.atMs <= untilMs; next = queue[0]) {
-      queue.shift();
+    for (let next = queue.peek(); next !== undefined && next.atMs <= untilMs; next = queue.peek()) {
+      queue.pop();
       setNow(next.atMs);
-      await next.job();
+      await next.value(next.atMs);
     }
   }
 
@@ -83,7 +68,7 @@ export function createClock(options: ClockOptions): Clock {
     if (options.mode !== 'real' || stopped) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
-    const next = queue[0];
+    const next = queue.peek();
     if (!next) return;
     const wallDelay = Math.max(0, (next.atMs - now()) / speed);
     // Node caps timers at ~24.8 days; a longer wait just re-arms.
@@ -99,15 +84,13 @@ export function createClock(options: ClockOptions): Clock {
     speed,
     now,
     at(atMs, job) {
-      const entry: Entry = { atMs, seq: seq++, job };
-      insert(entry);
-      armTimer();
+      const entry = queue.push(atMs, job);
+      if (queue.peek() === entry) armTimer();
       return () => {
-        const i = queue.indexOf(entry);
-        if (i >= 0) queue.splice(i, 1);
-        armTimer();
+        entry.canceled = true;
       };
     },
+    pending: () => queue.size,
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
       if (options.mode === 'manual') {

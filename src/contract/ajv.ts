@@ -15,8 +15,8 @@ interface CombinedMaxItems {
  * `x-combined-max-items` is a real keyword because "images + portraits at most 9" cannot be said in plain
  * JSON Schema.
  */
-export function createAjv(documents: Record<DocumentName, OpenAPIV3_1.Document>): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true });
+export function createAjv(documents: Partial<Record<DocumentName, OpenAPIV3_1.Document>>, useDefaults = false): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, useDefaults });
   addFormats.default(ajv);
   ajv.addKeyword({
     keyword: 'x-combined-max-items',

@@ -16,7 +16,8 @@ export type { TaskModelSpec } from './task-models.ts';
 export type { TaskSubmission } from './submit.ts';
 export type { DocumentName, JsonSchema } from './documents.ts';
 export { isPlainObject } from './submit.ts';
-export { loadDocument } from './documents.ts';
+export { loadDocument, derefSchema } from './documents.ts';
+export { coerceNumbers } from './normalize.ts';
 
 /**
  * The OpenAPI documents, loaded once at start-up and compiled into validators. Handlers ask the contract to
@@ -40,14 +41,19 @@ export interface Contract {
 
 export function createContract(): Contract {
   const documents = { service: loadDocument('service'), admin: loadDocument('admin') };
-  const ajv: Ajv2020 = createAjv(documents);
-  const taskModels = readTaskModels(documents.service, ajv);
+  // Task inputs get their defaults from normalization (only where a field applies), so the service document's
+  // validators must not add any; the control API's bodies (scenarios) take their defaults from the document.
+  const ajvs: Record<DocumentName, Ajv2020> = {
+    service: createAjv({ service: documents.service }),
+    admin: createAjv({ admin: documents.admin }, true),
+  };
+  const taskModels = readTaskModels(documents.service, ajvs.service);
   const parameterSets = {
-    service: compileParameters('service', documents.service, ajv),
-    admin: compileParameters('admin', documents.admin, ajv),
+    service: compileParameters('service', documents.service, ajvs.service),
+    admin: compileParameters('admin', documents.admin, ajvs.admin),
   };
   const schema = (document: DocumentName, name: string): ValidateFunction => {
-    const validate = ajv.getSchema(`${document}.yaml#/components/schemas/${name}`);
+    const validate = ajvs[document].getSchema(`${document}.yaml#/components/schemas/${name}`);
     if (!validate) throw new Error(`${document}.yaml has no schema ${name}`);
     return validate;
   };

@@ -7,6 +7,8 @@ import type { TaskModelSpec } from './task-models.ts';
 
 export interface TaskSubmission {
   model: TaskModelSpec;
+  /** `input` or `params`, as sent: error details name the field the way the caller spelled it. */
+  inputName: 'input' | 'params';
   input: Record<string, unknown>;
   webhook_url: string | null;
   metadata: Record<string, string>;
@@ -41,6 +43,7 @@ export function checkSubmission(
   if (!model) throw invalidParams([{ field: 'model', message: 'is required' }]);
   return {
     model,
+    inputName,
     input,
     webhook_url: typeof body['webhook_url'] === 'string' ? body['webhook_url'] : null,
     // fromEntries defines own properties, so a `__proto__` key stays an ordinary key.

@@ -17,6 +17,11 @@ export const ERROR_CATALOG = {
     message: 'This Idempotency-Key was used with a different model or parameters.',
   },
   task_not_cancelable: { status: 409, message: 'The task cannot be canceled.' },
+  task_finished: {
+    status: 409,
+    message: 'The task cannot make this transition from its current state.',
+    emulatorDefined: true,
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.', emulatorDefined: true },
   unsupported_media_type: {
     status: 415,

@@ -56,6 +56,11 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json(accountView(findAccount(store.data, req.params.id)));
   });
 
+  router.get('/accounts/:id/ledger', (req, res) => {
+    const account = findAccount(store.data, req.params.id);
+    res.json({ object: 'list', data: store.data.ledger.filter((e) => e.account_id === account.id) });
+  });
+
   router.post('/accounts/:id/keys', async (req, res) => {
     const account = findAccount(store.data, req.params.id);
     contract.body('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
@@ -68,6 +73,7 @@ export function adminRoutes(deps: AppDeps): Router {
     const fresh = emptyData();
     seedStore(fresh, deps.random, clock.now());
     await store.replace(fresh);
+    deps.blobs.clear();
     res.json({ ok: true, accounts: Object.keys(fresh.accounts).length, keys: Object.keys(fresh.keys).length });
   });
 

@@ -1,7 +1,11 @@
 import type { Clock } from '../clock/index.ts';
 import type { Contract } from '../contract/index.ts';
+import type { BlobStore, FileKeeper } from '../files/index.ts';
+import type { TextModel } from '../models/index.ts';
 import type { Random } from '../random/index.ts';
+import type { ScenarioRegistry } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
+import type { TaskEngine } from '../tasks/index.ts';
 
 export interface AppConfig {
   adminToken: string;
@@ -9,6 +13,9 @@ export interface AppConfig {
   /** Largest accepted JSON body, in body-parser notation (`1mb`). */
   bodyLimit: string;
   version: string;
+  /** The address the emulator's own files are served under; set when it starts listening unless given. */
+  publicUrl: string;
+  fileRetentionMs: number;
 }
 
 /** Everything the routes need, passed in once by the composition root. */
@@ -19,6 +26,11 @@ export interface AppDeps {
   contract: Contract;
   config: AppConfig;
   log: (message: string) => void;
+  engine: TaskEngine;
+  scenarios: ScenarioRegistry;
+  blobs: BlobStore;
+  files: FileKeeper;
+  textModels: TextModel[];
 }
 
 /** Persists every change made so far, with the clock's position, before a route answers. */

@@ -1,5 +1,8 @@
 export { tasksRoutes } from './tasks-routes.ts';
+export { modelsRoutes } from './models-routes.ts';
+export { uploadRoutes, fileServingRoutes } from './files-routes.ts';
 export { adminRoutes } from './admin-routes.ts';
+export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { apiKeyAuth } from './api-key.ts';
 export { jsonBody } from './json-body.ts';
 export { requestIds } from './request-id.ts';

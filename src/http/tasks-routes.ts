@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { cancelTask, findTask, listTasks, submitTask } from '../tasks/index.ts';
+import { selectScenario, SCENARIO_HEADER } from '../scenarios/index.ts';
+import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
 import { accountOf } from './api-key.ts';
 import { commit } from './context.ts';
@@ -8,25 +9,34 @@ import { requireObjectBody } from './json-body.ts';
 
 /** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
 export function tasksRoutes(deps: AppDeps): Router {
-  const { contract, store, clock } = deps;
+  const { contract, store, clock, engine } = deps;
   const router = Router();
 
   router.post('/tasks', async (req, res) => {
     const account = accountOf(res);
     const headers = contract.parameters('submitTask', 'header', req.headers);
     const submission = contract.submission(requireObjectBody(req));
-    const idempotencyKey = headers['idempotency-key'] as string | undefined;
-    const { task, replayed } = submitTask(
+    const scenario = selectScenario(deps.scenarios, {
+      model: submission.model.id,
+      accountId: account.id,
+      input: submission.input,
+      metadata: submission.metadata,
+      header: req.get(SCENARIO_HEADER),
+    });
+    const { stored, task, replayed } = submitTask(
       {
         data: store.data,
         random: deps.random,
         nowMs: clock.now(),
         allowInsecureWebhooks: deps.config.allowInsecureWebhooks,
+        publicUrl: deps.config.publicUrl,
       },
       account,
       submission,
-      idempotencyKey,
+      headers['idempotency-key'] as string | undefined,
+      scenario,
     );
+    if (!replayed) engine.schedule(stored);
     // A replay waits for the first request's write too: nothing is acknowledged before it is stored.
     await commit(deps);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -43,8 +53,7 @@ export function tasksRoutes(deps: AppDeps): Router {
   });
 
   router.post('/tasks/:id/cancel', async (req, res) => {
-    const stored = findTask(store.data, accountOf(res).id, req.params.id);
-    const task = cancelTask(store.data, stored, clock.now());
+    const task = engine.cancel(findTask(store.data, accountOf(res).id, req.params.id));
     await commit(deps);
     res.json(task);
   });

@@ -23,4 +23,10 @@ export const webhookSecret = (random: Random): string =>
 /** @see reference "Conventions": Webhook message id starts with `msg_`. */
 export const messageId = (random: Random): string => `msg_${random.string(24, ALNUM)}`;
 
+/** @see reference "Conventions": result file names are unguessable random strings. */
+export const fileName = (random: Random): string => random.string(32, ALNUM);
+
+/** Text call ids: a prefix (`svcchat_`, `svcresp_`, `svcmsg_`) and a random string. */
+export const textCallId = (random: Random, prefix: string): string => `${prefix}${random.string(24, ALNUM)}`;
+
 export const adminToken = (random: Random): string => `adm_${random.string(32, ALNUM)}`;

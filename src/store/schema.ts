@@ -1,8 +1,10 @@
 import type { LedgerEntry, Points } from '../billing/index.ts';
+import type { MediaFixture } from '../files/fixtures.ts';
+import type { Scenario, TaskPlan } from '../scenarios/types.ts';
 import type { Task } from '../tasks/task.ts';
 
 /** Bump when the stored shape changes; `openStore` refuses files of a newer version. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface StoredAccount {
   id: string;
@@ -26,6 +28,29 @@ export interface StoredTask {
   /** Creation order; newest-first listing sorts on it because created_at has whole seconds only. */
   seq: number;
   idempotency_key: string | null;
+  /** Exact virtual times (the task object shows whole seconds). */
+  created_ms: number;
+  started_ms: number | null;
+  plan: TaskPlan;
+}
+
+/** A file of the service's own storage: an upload, or a result file of a task. */
+export interface StoredFile {
+  id: string;
+  account_id: string;
+  /** The unguessable name in the file's address. */
+  name: string;
+  filename: string;
+  type: string;
+  mime_type: string;
+  size: number;
+  duration: number | null;
+  width: number | null;
+  height: number | null;
+  created_at: string;
+  expires_ms: number;
+  /** Where the bytes are: an uploaded blob, or a media fixture of the emulator (result files). */
+  source: { kind: 'blob' } | { kind: 'fixture'; fixture: MediaFixture };
 }
 
 export interface IdempotencyRecord {
@@ -44,6 +69,11 @@ export interface StoreData {
   ledger: LedgerEntry[];
   /** Keyed by `${account_id} ${Idempotency-Key}`. */
   idempotency: Record<string, IdempotencyRecord>;
+  files: Record<string, StoredFile>;
+  /** File id by served name. */
+  file_names: Record<string, string>;
+  /** Scenarios loaded through the control API. */
+  scenarios: Scenario[];
   /** Last virtual time seen, so a manual clock resumes where it stopped after a restart. */
   clock_ms: number | null;
 }
@@ -56,5 +86,8 @@ export const emptyData = (): StoreData => ({
   tasks: {},
   ledger: [],
   idempotency: {},
+  files: {},
+  file_names: {},
+  scenarios: [],
   clock_ms: null,
 });

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import { emptyData, SCHEMA_VERSION } from './schema.ts';
-import type { StoreData } from './schema.ts';
+import type { StoreData, StoredTask } from './schema.ts';
 
 /**
  * The embedded store: lowdb over a JSON file (written atomically: temp file, then rename) or over memory.
@@ -71,5 +71,24 @@ function upgrade(data: StoreData, path: string | null): StoreData {
     throw new Error(`${path}: store schema version ${version} is newer than this emulator understands (${SCHEMA_VERSION})`);
   }
   // Fill in collections a file written by an older version may lack.
-  return { ...emptyData(), ...data, schema_version: SCHEMA_VERSION };
+  const upgraded = { ...emptyData(), ...data, schema_version: SCHEMA_VERSION };
+  if (version < 2) {
+    // Version 1 had no task engine: its tasks get the default plan, started from their stored times.
+    for (const stored of Object.values(upgraded.tasks) as Partial<StoredTask>[]) {
+      const task = stored.task as StoredTask['task'];
+      stored.created_ms ??= Date.parse(task.created_at);
+      stored.started_ms ??= task.started_at ? Date.parse(task.started_at) : null;
+      stored.plan ??= {
+        scenario: 'default',
+        queue_ms: 2_000,
+        processing_ms: 10_000,
+        outcome: 'succeeded',
+        failure: null,
+        cancelable_while_processing: false,
+        output: null,
+        settle: null,
+      };
+    }
+  }
+  return upgraded;
 }

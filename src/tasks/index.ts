@@ -1,7 +1,11 @@
 export { submitTask } from './submit.ts';
 export type { SubmitContext, SubmitResult } from './submit.ts';
-export { findTask, listTasks, cancelTask } from './queries.ts';
+export { findTask, listTasks } from './queries.ts';
 export type { ListQuery, TaskPage } from './queries.ts';
+export { createTaskEngine } from './engine.ts';
+export type { TaskEngine, TerminalListener } from './engine.ts';
+export { transition, FAILURE_MESSAGES } from './transition.ts';
+export type { TaskEvent, Movement } from './transition.ts';
 export { TERMINAL } from './task.ts';
 export type { Task, TaskStatus, TaskFailureCode, TaskOutput, FileRecord } from './task.ts';
 export { fingerprint } from './fingerprint.ts';

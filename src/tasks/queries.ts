@@ -1,8 +1,5 @@
-import { move } from '../accounts/index.ts';
-import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { StoreData, StoredTask } from '../store/index.ts';
-import { TERMINAL } from './task.ts';
 import type { Task, TaskStatus } from './task.ts';
 
 /** A task of this account; any other (or none) is 404 not_found. @see reference "GET /v1/tasks/{id}" */
@@ -45,28 +42,4 @@ export function listTasks(data: StoreData, accountId: string, query: ListQuery):
     limit: query.limit,
     has_more: matching.length > start + query.limit,
   };
-}
-
-/**
- * A queued task becomes canceled with a full refund; a terminal one gives 409. Processing tasks are not
- * cancelable unless a scenario says so (the task engine decides that).
- * @see reference "POST /v1/tasks/{id}/cancel" and the transition table
- */
-export function cancelTask(data: StoreData, stored: StoredTask, nowMs: number): Task {
-  const { task } = stored;
-  if (TERMINAL.has(task.status)) {
-    throw new ApiError('task_not_cancelable', `Task ${task.id} is already ${task.status}; it cannot be canceled.`);
-  }
-  if (task.status !== 'queued') {
-    throw new ApiError('task_not_cancelable', `Task ${task.id} has started processing; it cannot be canceled.`);
-  }
-  move(data, stored.account_id, 'refund', task.points.frozen, task.id, nowMs);
-  stored.task = {
-    ...task,
-    status: 'canceled',
-    finished_at: formatTime(nowMs),
-    points: { ...task.points, refunded: task.points.frozen },
-    error: { code: 'canceled', message: 'The task was canceled; its points were refunded.' },
-  };
-  return stored.task;
 }

@@ -5,7 +5,10 @@ import type { TaskSubmission } from '../contract/index.ts';
 import { ApiError, invalidParams } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoreData, StoredAccount } from '../store/index.ts';
+import { checkFileParams } from '../files/index.ts';
+import { planFor } from '../scenarios/index.ts';
+import type { Scenario } from '../scenarios/index.ts';
+import type { StoreData, StoredAccount, StoredTask } from '../store/index.ts';
 import { webhookAddressProblem } from '../webhooks/index.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Task } from './task.ts';
@@ -15,9 +18,12 @@ export interface SubmitContext {
   random: Random;
   nowMs: number;
   allowInsecureWebhooks: boolean;
+  /** The emulator's own address, to recognize its file addresses in file parameters. */
+  publicUrl: string;
 }
 
 export interface SubmitResult {
+  stored: StoredTask;
   task: Task;
   replayed: boolean;
 }
@@ -33,8 +39,16 @@ export function submitTask(
   account: StoredAccount,
   submission: TaskSubmission,
   idempotencyKey: string | undefined,
+  scenario: Scenario,
 ): SubmitResult {
   const { data, nowMs } = ctx;
+  const fileProblems = checkFileParams(
+    submission.model.schema,
+    submission.input,
+    { data, accountId: account.id, publicUrl: ctx.publicUrl, nowMs },
+    submission.inputName,
+  );
+  if (fileProblems.length > 0) throw invalidParams(fileProblems);
   if (submission.webhook_url !== null) {
     const problem = webhookAddressProblem(submission.webhook_url, ctx.allowInsecureWebhooks);
     if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
@@ -45,7 +59,7 @@ export function submitTask(
   if (previous) {
     const first = data.tasks[previous.task_id];
     if (first && previous.model === submission.model.id && previous.input === inputPrint) {
-      return { task: first.task, replayed: true };
+      return { stored: first, task: first.task, replayed: true };
     }
     throw new ApiError(
       'idempotency_conflict',
@@ -53,6 +67,13 @@ export function submitTask(
     );
   }
 
+  // Content review comes after the idempotency check: a replay answers the task that was accepted.
+  if (scenario.outcome === 'rejected') {
+    throw new ApiError(
+      'content_rejected',
+      scenario.rejection_message ?? 'The prompt or reference material failed content review; nothing was charged.',
+    );
+  }
   const frozen = freezeAmount(submission.model.pricing, submission.input);
   const id = uniqueTaskId(data, ctx.random, nowMs);
   move(data, account.id, 'freeze', frozen, id, nowMs); // throws insufficient_points before any change
@@ -71,11 +92,19 @@ export function submitTask(
     metadata: submission.metadata,
   };
   data.seq += 1;
-  data.tasks[id] = { task, account_id: account.id, seq: data.seq, idempotency_key: idempotencyKey ?? null };
+  data.tasks[id] = {
+    task,
+    account_id: account.id,
+    seq: data.seq,
+    idempotency_key: idempotencyKey ?? null,
+    created_ms: nowMs,
+    started_ms: null,
+    plan: planFor(scenario, task.model),
+  };
   if (idempotencySlot !== undefined) {
     data.idempotency[idempotencySlot] = { task_id: id, model: task.model, input: inputPrint };
   }
-  return { task, replayed: false };
+  return { stored: data.tasks[id], task, replayed: false };
 }
 
 function uniqueTaskId(data: StoreData, random: Random, nowMs: number): string {

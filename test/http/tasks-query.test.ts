@@ -3,6 +3,7 @@ import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
 
 let t: TestEmulator;
+const STAYS_QUEUED = { 'X-Emulator-Scenario': 'timeout-in-queue' };
 beforeEach(async () => {
   t = await startEmulator();
 });
@@ -86,7 +87,7 @@ it('filters by status and by model', async () => {
 });
 
 it('cancels a queued task with a full refund and error.code canceled', async () => {
-  const task = await t.api.post('/v1/tasks', { model: 'video-gen-2.0-fast', input: { prompt: 'p' } });
+  const task = await t.api.post('/v1/tasks', { model: 'video-gen-2.0-fast', input: { prompt: 'p' } }, STAYS_QUEUED);
   await t.admin.post('/_emulator/clock/advance', { seconds: 30 });
   const res = await t.api.post(`/v1/tasks/${task.body.id}/cancel`);
   expect(res.status).toBe(200);

@@ -66,12 +66,12 @@ it('freezes 10 seconds per audio material at the quality price for avatar-photo'
   const fastText = await t.api.post('/v1/tasks', {
     model: 'avatar-photo',
     input: {
-      image: 'file_1',
+      image: 'https://cdn.example.com/p.jpg',
       drive: 'text',
       content: 'Hello there',
-      voice_audio: 'file_2',
+      voice_audio: 'https://cdn.example.com/v.mp3',
       quality: 'fast',
-      audio: 'file_3',
+      audio: 'https://cdn.example.com/a.mp3',
     },
   });
   expect(fastText.body.points.frozen).toBe('40.000');

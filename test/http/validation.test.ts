@@ -76,7 +76,7 @@ it('video-gen-2.0-fast: refuses more than 9 images and portraits together', asyn
 it('video-gen-2.0-fast: accepts exactly 9 images and portraits together', async () => {
   const res = await t.api.post(
     '/v1/tasks',
-    video({ mode: 'reference', prompt: 'p', images: ['file_1', 'file_2', 'file_3', 'file_4'], portraits: ['a', 'b', 'c', 'd', 'e'] }),
+    video({ mode: 'reference', prompt: 'p', images: ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg', 'https://cdn.example.com/3.jpg', 'https://cdn.example.com/4.jpg'], portraits: ['a', 'b', 'c', 'd', 'e'] }),
   );
   expect(res.status).toBe(200);
 });

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+
+/** The media served as result files (see fixtures/media/README.md for how they were made). */
+export type MediaFixture = 'sample.mp4' | 'cover.jpg';
+
+const MEDIA_DIR = new URL('../../fixtures/media/', import.meta.url);
+const cache = new Map<MediaFixture, Buffer>();
+
+export function fixtureBytes(name: MediaFixture): Buffer {
+  let bytes = cache.get(name);
+  if (!bytes) {
+    bytes = readFileSync(new URL(name, MEDIA_DIR));
+    cache.set(name, bytes);
+  }
+  return bytes;
+}
+
+export const fixtureSize = (name: MediaFixture): number => fixtureBytes(name).length;

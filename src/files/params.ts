@@ -1,0 +1,82 @@
+import type { ErrorDetail } from '../errors/index.ts';
+import type { StoreData, StoredFile } from '../store/index.ts';
+import { ownFile } from './registry.ts';
+
+/** What a model's input schema says of a file parameter (`x-file` in openapi/service.yaml). */
+export interface FileRule {
+  kind: 'image' | 'video' | 'audio';
+  max_bytes: number;
+  mime_types?: string[];
+  min_seconds?: number;
+  max_seconds?: number;
+  max_total_seconds?: number;
+}
+
+export interface FileCheckContext {
+  data: StoreData;
+  accountId: string;
+  publicUrl: string;
+  nowMs: number;
+}
+
+/**
+ * Checks the file parameters of a normalized input against the model's `x-file` rules: an address from
+ * `POST /v1/files` must be the caller's, live, of the right kind and within the size and duration limits; any
+ * other address must be public https. Limits that need the file's bytes apply only where the emulator knows them.
+ * @see reference "POST /v1/tasks" rule 3 and the model tables' size limits
+ */
+export function checkFileParams(
+  schema: Record<string, unknown>,
+  input: Record<string, unknown>,
+  ctx: FileCheckContext,
+  prefix: string,
+): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const properties = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, prop] of Object.entries(properties)) {
+    const rule = prop['x-file'] as FileRule | undefined;
+    const value = input[name];
+    if (!rule || value === undefined) continue;
+    const addresses = Array.isArray(value) ? (value as string[]) : [value as string];
+    let totalSeconds = 0;
+    addresses.forEach((address, i) => {
+      const field = Array.isArray(value) ? `${prefix}.${name}[${i}]` : `${prefix}.${name}`;
+      const { file, own } = ownFile(ctx.data, address, ctx.publicUrl);
+      if (!own) {
+        if (!address.startsWith('https://')) {
+          details.push({ field, message: 'must be a file address from POST /v1/files or a public https address' });
+        }
+        return;
+      }
+      if (!file || file.account_id !== ctx.accountId || file.expires_ms <= ctx.nowMs) {
+        details.push({ field, message: `no file '${address}' in this account (or it has expired)` });
+        return;
+      }
+      const problem = fileProblem(rule, file);
+      if (problem) details.push({ field, message: problem });
+      totalSeconds += file.duration ?? 0;
+    });
+    if (rule.max_total_seconds !== undefined && totalSeconds > rule.max_total_seconds) {
+      details.push({ field: `${prefix}.${name}`, message: `must total at most ${rule.max_total_seconds} seconds (has ${totalSeconds})` });
+    }
+  }
+  return details;
+}
+
+function fileProblem(rule: FileRule, file: StoredFile): string | null {
+  if (file.type !== rule.kind) return `must be ${rule.kind === 'audio' ? 'an audio' : `a ${rule.kind}`} file (is ${file.type})`;
+  if (file.size > rule.max_bytes) return `must be at most ${rule.max_bytes / 1048576}MB (is ${file.size} bytes)`;
+  if (rule.mime_types && !rule.mime_types.includes(file.mime_type)) {
+    return `must be one of ${rule.mime_types.join(', ')} (is ${file.mime_type})`;
+  }
+  if (file.duration !== null) {
+    if (rule.min_seconds !== undefined && file.duration < rule.min_seconds) return `must be at least ${rule.min_seconds} seconds long`;
+    if (rule.max_seconds !== undefined && file.duration > rule.max_seconds) return `must be at most ${rule.max_seconds} seconds long`;
+  }
+  return null;
+}
+
+/** The emulator's own file behind a parameter value, if any (for settlement on actual durations). */
+export function fileOf(data: StoreData, address: unknown, publicUrl: string): StoredFile | undefined {
+  return typeof address === 'string' ? ownFile(data, address, publicUrl).file : undefined;
+}

@@ -1,0 +1,14 @@
+import { Router } from 'express';
+import { modelById, modelList, pricingList } from '../models/index.ts';
+import type { AppDeps } from './context.ts';
+
+/** @see reference "Other endpoints": GET /v1/models/{id} (with params_schema), the model list, GET /v1/pricing */
+export function modelsRoutes(deps: AppDeps): Router {
+  const { contract, textModels } = deps;
+  const doc = contract.documents.service;
+  const router = Router();
+  router.get('/models', (_req, res) => void res.json(modelList(doc, contract.taskModels, textModels)));
+  router.get('/models/:id', (req, res) => void res.json(modelById(doc, contract.taskModels, textModels, req.params.id)));
+  router.get('/pricing', (_req, res) => void res.json(pricingList(textModels)));
+  return router;
+}

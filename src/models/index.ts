@@ -1,0 +1,3 @@
+export { loadTextModels } from './text-models.ts';
+export type { TextModel } from './text-models.ts';
+export { modelList, modelById, pricingList } from './catalog.ts';

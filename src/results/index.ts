@@ -1,0 +1,2 @@
+export { notesText } from './notes-text.ts';
+export { videoSize } from './video-output.ts';

@@ -1,0 +1,136 @@
+import Big from 'big.js';
+import { chargeFor, tokensPerSecond } from '../billing/index.ts';
+import type { ActualUsage, Points } from '../billing/index.ts';
+import { formatTime } from '../clock/index.ts';
+import type { TaskModelSpec } from '../contract/index.ts';
+import { addFile, fileOf, fileUrl, fixtureSize } from '../files/index.ts';
+import type { MediaFixture } from '../files/index.ts';
+import type { Random } from '../random/index.ts';
+import { notesText, videoSize } from '../results/index.ts';
+import type { StoreData, StoredFile, StoredTask } from '../store/index.ts';
+import type { FileRecord, TaskOutput } from './task.ts';
+
+export interface OutcomeContext {
+  data: StoreData;
+  random: Random;
+  publicUrl: string;
+  fileRetentionMs: number;
+  /** Called for every result file stored, so its expiry can be scheduled. */
+  onFile: (file: StoredFile) => void;
+}
+
+/** Seconds assumed for a reference video whose length the emulator does not know (an https address). */
+const UNKNOWN_VIDEO_SECONDS = 5;
+
+/**
+ * The output and the charge of a task that succeeds now: generated results (text, or video files stored on the
+ * emulator's own file storage), overridden by the scenario's `output`, and the charge from actual usage.
+ * @see reference "output object", "File record" and each model's Result and Price
+ */
+export function succeed(
+  ctx: OutcomeContext,
+  stored: StoredTask,
+  model: TaskModelSpec,
+  nowMs: number,
+  override: TaskOutput | Partial<TaskOutput> | null = null,
+): { output: TaskOutput; charge: Points } {
+  const { task, plan } = stored;
+  const input = task.input;
+  const actual = actualUsage(ctx, stored, model);
+  const overrideOutput = { ...plan.output, ...override };
+  let output: TaskOutput;
+  if (model.output === 'text') {
+    output = { files: [], text: notesText(task.id, input, formatTime(nowMs)) };
+  } else {
+    const seconds = model.id === 'avatar-photo' ? Math.ceil(actual.seconds ?? 0) : Number(input['duration']);
+    const size = model.id === 'avatar-photo' ? avatarSize(ctx, input) : videoSize(input['ratio'], input['resolution']);
+    output = { files: [videoRecord(ctx, stored.account_id, nowMs, { ...size, duration: seconds })], duration: seconds };
+    if (actual.output_tokens !== undefined) output.usage = { output_tokens: actual.output_tokens };
+  }
+  if (overrideOutput.text !== undefined) output.text = overrideOutput.text;
+  if (overrideOutput.duration !== undefined) output.duration = overrideOutput.duration;
+  if (overrideOutput.usage !== undefined) output.usage = overrideOutput.usage;
+  overrideOutput.files?.forEach((fields, i) => {
+    output.files[i] = { ...(output.files[i] ?? emptyRecord(nowMs, ctx.fileRetentionMs)), ...fields };
+  });
+  return { output, charge: chargeFor(model.pricing, input, actual) };
+}
+
+/** What the task actually used: from the scenario's `settle`, else from its files and input. */
+function actualUsage(ctx: OutcomeContext, stored: StoredTask, model: TaskModelSpec): ActualUsage {
+  const { input } = stored.task;
+  const settle = stored.plan.settle ?? {};
+  if (model.id === 'avatar-photo') {
+    if (settle.seconds !== undefined) return { seconds: settle.seconds };
+    if (input['drive'] === 'text') return { seconds: Math.max(2, Math.ceil(String(input['content'] ?? '').length / 5)) };
+    return { seconds: fileOf(ctx.data, input['audio'], ctx.publicUrl)?.duration ?? 10 };
+  }
+  const videos = input['videos'];
+  if (model.pricing.rule === 'per_second' && model.pricing.settle_on_tokens_when_present && Array.isArray(videos) && videos.length > 0) {
+    if (settle.output_tokens !== undefined) return { output_tokens: settle.output_tokens };
+    // Reference videos count: each of their seconds at a tenth of an output second.
+    const referenceSeconds = videos.reduce<number>(
+      (sum, address) => sum + (fileOf(ctx.data, address, ctx.publicUrl)?.duration ?? UNKNOWN_VIDEO_SECONDS),
+      0,
+    );
+    const seconds = new Big(Number(input['duration'])).plus(new Big(referenceSeconds).div(10));
+    return { output_tokens: Number(seconds.times(tokensPerSecond(model.pricing, input)).round(0).toString()) };
+  }
+  return {};
+}
+
+function avatarSize(ctx: OutcomeContext, input: Record<string, unknown>): { width: number; height: number } {
+  const photo = fileOf(ctx.data, input['image'], ctx.publicUrl);
+  return photo?.width && photo.height ? { width: photo.width, height: photo.height } : { width: 720, height: 1280 };
+}
+
+/** A result video and its cover, stored under unguessable names and served from the fixtures. */
+function videoRecord(
+  ctx: OutcomeContext,
+  accountId: string,
+  nowMs: number,
+  shape: { width: number; height: number; duration: number },
+): FileRecord {
+  const add = (fixture: MediaFixture, mimeType: string, media: Partial<StoredFile>): StoredFile => {
+    const file = addFile(ctx.data, ctx.random, nowMs, ctx.fileRetentionMs, {
+      accountId,
+      filename: fixture,
+      mimeType,
+      size: fixtureSize(fixture),
+      duration: media.duration ?? null,
+      width: media.width ?? null,
+      height: media.height ?? null,
+      source: { kind: 'fixture', fixture },
+    });
+    ctx.onFile(file);
+    return file;
+  };
+  const video = add('sample.mp4', 'video/mp4', shape);
+  const cover = add('cover.jpg', 'image/jpeg', { width: shape.width, height: shape.height });
+  return {
+    url: fileUrl(ctx.publicUrl, video),
+    type: 'video',
+    mime_type: video.mime_type,
+    size: video.size,
+    width: shape.width,
+    height: shape.height,
+    duration: shape.duration,
+    cover_url: fileUrl(ctx.publicUrl, cover),
+    expires_at: formatTime(video.expires_ms),
+  };
+}
+
+function emptyRecord(nowMs: number, retentionMs: number): FileRecord {
+  return {
+    url: '',
+    type: 'file',
+    mime_type: 'application/octet-stream',
+    size: 0,
+    width: null,
+    height: null,
+    duration: null,
+    cover_url: null,
+    expires_at: formatTime(nowMs + retentionMs),
+  };
+}
+
