@@ -93,6 +93,17 @@ async function benchEmulator(label: string, storeArgs: string[]): Promise<{ star
   }
 }
 
+/** The task-engine run, in a process of its own so its peak memory is the emulator's. */
+async function lifecycle(): Promise<{ tasks: number; submitMs: number; driveMs: number; peakRssMb: number; unfinished: number }> {
+  const script = fileURLToPath(new URL('./lifecycle.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/lifecycle.ts exited ${code}: ${out}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Awaited<ReturnType<typeof lifecycle>>;
+}
+
 async function main(): Promise<void> {
   const baseline = await startServer(['--import', 'tsx', BASELINE], '/');
   let baselineRow;
@@ -127,6 +138,13 @@ async function main(): Promise<void> {
     const share = ((row.rps / baselineRow.rps) * 100).toFixed(0);
     console.log(line(row.name, `${row.rps.toFixed(0).padStart(7)} req/s  p99 ${row.p99} ms  (${share}% of ceiling)`));
   }
+
+  const run = await lifecycle();
+  if (run.unfinished !== 0) throw new Error(`${run.unfinished} tasks were not terminal after 2 virtual hours`);
+  console.log('');
+  console.log(line(`${run.tasks} tasks: submit over HTTP (32 at a time)`, `${(run.submitMs / 1000).toFixed(1)} s`));
+  console.log(line(`${run.tasks} tasks: 2 virtual hours to terminal`, `${(run.driveMs / 1000).toFixed(1)} s (120 advances of 1 min)`));
+  console.log(line(`${run.tasks} tasks: peak memory (RSS)`, `${run.peakRssMb.toFixed(0)} MB`));
 }
 
 await main();

@@ -1,3 +1,4 @@
+import { ScenarioFileError } from '../scenarios/index.ts';
 import { VERSION } from '../version.ts';
 import { parseStartOptions, START_HELP, UsageError } from './start-options.ts';
 import { start } from './start.ts';
@@ -22,6 +23,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'start') return await start(parseStartOptions(rest, process.env));
     throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   } catch (err) {
+    if (err instanceof ScenarioFileError) {
+      console.error(`svc-emulator: bad scenario file: ${err.message}`);
+      process.exit(2);
+    }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error((err as Error).message);
       process.exit(err instanceof UsageError && (err.message === START_HELP) ? 0 : 2);

@@ -19,6 +19,9 @@ export const START_HELP = `Usage: svc-emulator start [options]
   --admin-token T              control API token (env SVC_EMULATOR_ADMIN_TOKEN; default: random, printed)
   --allow-insecure-webhooks    accept http and internal callback addresses (local development, tests)
   --seed S                     repeatable ids and generated data
+  --scenarios DIR              scenario files to load (default: the package's scenarios/; env SVC_EMULATOR_SCENARIOS)
+  --public-url URL             address result files are served under (default: the listening address)
+  --file-retention-hours N     how long uploaded and result files live (default 168)
 `;
 
 /** Flags, then environment variables, then defaults. */
@@ -36,6 +39,9 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
       'admin-token': { type: 'string' },
       'allow-insecure-webhooks': { type: 'boolean' },
       seed: { type: 'string' },
+      scenarios: { type: 'string' },
+      'public-url': { type: 'string' },
+      'file-retention-hours': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -48,6 +54,11 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
   if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a positive number, got ${values.speed}`);
   if (values.memory && values.db) throw new UsageError('--db and --memory exclude each other');
   const adminToken = values['admin-token'] ?? env['SVC_EMULATOR_ADMIN_TOKEN'];
+  const retentionHours = values['file-retention-hours'] === undefined ? undefined : Number(values['file-retention-hours']);
+  if (retentionHours !== undefined && !(retentionHours > 0)) {
+    throw new UsageError(`--file-retention-hours must be a positive number, got ${values['file-retention-hours']}`);
+  }
+  const scenariosDir = values.scenarios ?? env['SVC_EMULATOR_SCENARIOS'];
   const db = values.memory ? undefined : (values.db ?? env['SVC_EMULATOR_DB'] ?? './.svc-emulator/db.json');
   return {
     host: values.host ?? env['SVC_EMULATOR_HOST'] ?? '127.0.0.1',
@@ -58,5 +69,8 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...(speed !== undefined ? { speed } : {}),
     ...(adminToken ? { adminToken } : {}),
     ...(values.seed !== undefined ? { seed: values.seed } : {}),
+    ...(scenariosDir !== undefined ? { scenariosDir } : {}),
+    ...(values['public-url'] !== undefined ? { publicUrl: values['public-url'].replace(/\/+$/, '') } : {}),
+    ...(retentionHours !== undefined ? { fileRetentionSeconds: retentionHours * 3600 } : {}),
   };
 }

@@ -85,3 +85,20 @@ it('prints help and the version', async () => {
   const version = run(['--version']);
   expect(await waitFor(version, /\d+\.\d+\.\d+/)).toMatch(/^\d+\.\d+\.\d+/);
 });
+
+it('stops at start-up with exit 2 and a message naming the file and the field for a bad scenario file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-cli-scenarios-'));
+  try {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'bad.yaml'), 'scenarios:\n  - name: default\n    outcome: sometimes\n');
+    const child = run(['start', '--port', '0', '--memory', '--scenarios', dir]);
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(err).toContain(join(dir, 'bad.yaml'));
+    expect(err).toContain('scenarios[0].outcome');
+    expect(err).not.toMatch(/\n\s+at /);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
