@@ -61,34 +61,23 @@ export function transition(task: Task, event: TaskEvent, nowMs: number): Transit
       return { task: { ...task, status: 'succeeded', finished_at: at, output: event.output, ...settled(task, event.charge) }, movements: settlement(frozen, event.charge) };
     }
     case 'fail':
-      return {
-        task: {
-          ...task,
-          status: 'failed',
-          finished_at: at,
-          points: { frozen, charged: ZERO, refunded: frozen },
-          error: { code: event.code, message: event.message ?? FAILURE_MESSAGES[event.code] },
-        },
-        movements: refundAll(frozen),
-      };
+      return refundedInFull(task, 'failed', at, { code: event.code, message: event.message ?? FAILURE_MESSAGES[event.code] });
     case 'cancel':
       if (task.status === 'processing' && !event.whileProcessing) {
         throw new ApiError('task_not_cancelable', `Task ${task.id} has started processing; it cannot be canceled.`);
       }
-      return {
-        task: {
-          ...task,
-          status: 'canceled',
-          finished_at: at,
-          points: { frozen, charged: ZERO, refunded: frozen },
-          error: { code: 'canceled', message: FAILURE_MESSAGES.canceled },
-        },
-        movements: refundAll(frozen),
-      };
+      return refundedInFull(task, 'canceled', at, { code: 'canceled', message: FAILURE_MESSAGES.canceled });
   }
 }
 
-const refundAll = (frozen: Points): Movement[] => (cmp(frozen, ZERO) > 0 ? [{ kind: 'refund', points: frozen }] : []);
+/** Failure, timeout and cancel all end the same way: nothing charged, everything frozen refunded. */
+function refundedInFull(task: Task, status: 'failed' | 'canceled', at: string, error: NonNullable<Task['error']>): Transition {
+  const { frozen } = task.points;
+  return {
+    task: { ...task, status, finished_at: at, points: { frozen, charged: ZERO, refunded: frozen }, error },
+    movements: cmp(frozen, ZERO) > 0 ? [{ kind: 'refund', points: frozen }] : [],
+  };
+}
 
 /** Charged the actual amount; any over-frozen part refunded, any shortfall frozen (collected) first. */
 function settled(task: Task, charge: Points): Pick<Task, 'points'> {
