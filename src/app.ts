@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import {
   adminRoutes,
   adminTasksRoutes,
+  adminWebhooksRoutes,
   apiKeyAuth,
   errorHandler,
   fileServingRoutes,
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Express {
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(adminRoutes(deps));
   admin.use(adminTasksRoutes(deps));
+  admin.use(adminWebhooksRoutes(deps));
   admin.use(notFound);
   app.use('/_emulator', admin);
 

@@ -15,6 +15,8 @@ import type { AppConfig } from './http/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
+import { createSender, createWebhooks, resolveWithDns } from './webhooks/index.ts';
+import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
 import { openStore } from './store/index.ts';
@@ -40,6 +42,14 @@ export interface EmulatorOptions {
   fileRetentionSeconds?: number;
   /** The address result files are served under; default: the address `listen` binds. */
   publicUrl?: string;
+  /** Real milliseconds a callback receiver has to answer; default 10000 (the reference's limit). */
+  webhookTimeoutMs?: number;
+  /** `real` (default): webhook-timestamp is the wall-clock send time; `virtual`: the virtual time. */
+  webhookTimestamps?: 'real' | 'virtual';
+  /** Sends callbacks; default: real HTTP with the internal-address guard. */
+  send?: Send;
+  /** Resolves callback host names for the guard; default: the system resolver. */
+  resolveHost?: ResolveHost;
   log?: (message: string) => void;
 }
 
@@ -97,11 +107,36 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     await commit({ clock, store });
   }
 
+  const webhooks = createWebhooks({
+    clock,
+    store,
+    random,
+    send: options.send ?? createSender(config.allowInsecureWebhooks),
+    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    virtualTimestamps: options.webhookTimestamps === 'virtual',
+  });
+  engine.onTerminal(webhooks.taskFinished);
   engine.resume();
   files.resume();
+  webhooks.resume();
 
-  const app = createApp({ clock, store, random, contract, log, config, engine, scenarios, blobs, files, textModels: loadTextModels() });
+  const app = createApp({
+    clock,
+    store,
+    random,
+    contract,
+    log,
+    config,
+    engine,
+    scenarios,
+    blobs,
+    files,
+    textModels: loadTextModels(),
+    webhooks,
+    resolveHost: options.resolveHost ?? resolveWithDns,
+  });
 
+  let closed = false;
   const emulator: Emulator = {
     app,
     clock,
@@ -125,6 +160,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       });
     },
     async close() {
+      // Closing twice (a test's own close and its afterEach) writes nothing the second time.
+      if (closed) return;
+      closed = true;
       const server = emulator.server;
       if (server) {
         await new Promise<void>((resolve) => {
@@ -132,8 +170,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
           server.closeIdleConnections();
         });
       }
+      await clock.stop();
       await commit({ clock, store });
-      clock.stop();
     },
   };
   return emulator;

@@ -1,6 +1,7 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { VERSION } from '../version.ts';
-import { parseStartOptions, START_HELP, UsageError } from './start-options.ts';
+import { parseReceiveOptions, receive, RECEIVE_HELP } from './receive.ts';
+import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
 import { start } from './start.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
@@ -9,10 +10,12 @@ Usage: svc-emulator <command> [options]
 
 Commands:
   start     run the emulator (svc-emulator start --help for its options)
+  receive   a local callback receiver that verifies signatures (svc-emulator receive --help)
 
-${START_HELP}`;
+${START_HELP}
+${RECEIVE_HELP}`;
 
-/** Exit codes: 0 success, 2 usage error. */
+/** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
@@ -21,15 +24,20 @@ async function main(argv: string[]): Promise<void> {
       return void console.log(HELP);
     }
     if (command === 'start') return await start(parseStartOptions(rest, process.env));
+    if (command === 'receive') return await receive(parseReceiveOptions(rest, process.env));
     throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(err.message);
+      process.exit(0);
+    }
     if (err instanceof ScenarioFileError) {
       console.error(`svc-emulator: bad scenario file: ${err.message}`);
       process.exit(2);
     }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error((err as Error).message);
-      process.exit(err instanceof UsageError && (err.message === START_HELP) ? 0 : 2);
+      process.exit(2);
     }
     throw err;
   }

@@ -8,6 +8,9 @@ export interface StartOptions extends EmulatorOptions {
 
 export class UsageError extends Error {}
 
+/** `--help` of a command: its text goes to stdout and the exit code is 0. */
+export class HelpRequested extends UsageError {}
+
 export const START_HELP = `Usage: svc-emulator start [options]
 
   --host HOST                  address to listen on (default 127.0.0.1; env SVC_EMULATOR_HOST)
@@ -45,7 +48,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) throw new UsageError(START_HELP);
+  if (values.help) throw new HelpRequested(START_HELP);
   const port = Number(values.port ?? env['SVC_EMULATOR_PORT'] ?? 4010);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${values.port}`);
   const clock = values.clock ?? env['SVC_EMULATOR_CLOCK'] ?? 'real';

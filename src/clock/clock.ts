@@ -16,10 +16,20 @@ export interface Clock {
   at(atMs: number, job: Job): Cancel;
   /** Moves virtual time forward, running every job that falls due in time order, each at its own time. */
   advance(ms: number): Promise<number>;
+  /**
+   * Runs every job already due, without moving time: for work scheduled "now" outside an advance (in manual
+   * mode nothing else would run it until the next advance).
+   */
+  runDue(): Promise<void>;
+  /**
+   * The wall-clock time, epoch milliseconds, whatever the virtual time: for what the outside world checks against
+   * its own clock (a callback's webhook-timestamp) and for measuring real durations (a callback's round trip).
+   */
+  wallNow(): number;
   /** Jobs waiting (canceled ones may still be counted until they reach the front). */
   pending(): number;
-  /** Stops wall-clock timers so the process can exit. */
-  stop(): void;
+  /** Stops running jobs and wall-clock timers so the process can exit; resolves when the running job is done. */
+  stop(): Promise<void>;
 }
 
 /** A scheduled job; it receives the virtual time it was due at, which is "now" for whatever it records. */
@@ -51,7 +61,7 @@ export function createClock(options: ClockOptions): Clock {
     options.mode === 'manual' ? manualNow : virtualStart + (Date.now() - wallStart) * speed + advancedMs;
 
   async function runDue(untilMs: number, setNow: (ms: number) => void): Promise<void> {
-    for (let next = queue.peek(); next !== undefined && next.atMs <= untilMs; next = queue.peek()) {
+    for (let next = queue.peek(); !stopped && next !== undefined && next.atMs <= untilMs; next = queue.peek()) {
       queue.pop();
       setNow(next.atMs);
       await next.value(next.atMs);
@@ -60,7 +70,7 @@ export function createClock(options: ClockOptions): Clock {
 
   /** Serializes drains: an advance and a timer firing never interleave their jobs. */
   function drain(untilMs: () => number, setNow: (ms: number) => void): Promise<void> {
-    draining = draining.then(() => runDue(untilMs(), setNow));
+    draining = draining.then(() => (stopped ? undefined : runDue(untilMs(), setNow)));
     return draining;
   }
 
@@ -91,6 +101,17 @@ export function createClock(options: ClockOptions): Clock {
       };
     },
     pending: () => queue.size,
+    runDue() {
+      return options.mode === 'manual'
+        ? drain(
+            () => manualNow,
+            (t) => {
+              manualNow = Math.max(manualNow, t);
+            },
+          )
+        : drain(now, () => undefined);
+    },
+    wallNow: () => Date.now(),
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
       if (options.mode === 'manual') {
@@ -113,6 +134,8 @@ export function createClock(options: ClockOptions): Clock {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      // Whatever job is running (a callback waiting for its receiver) finishes before the store is closed.
+      return draining;
     },
   };
 }

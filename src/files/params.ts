@@ -53,8 +53,9 @@ export function checkFileParams(
         return;
       }
       const problem = fileProblem(rule, file);
+      // A file already refused on its own does not count again toward the total.
       if (problem) details.push({ field, message: problem });
-      totalSeconds += file.duration ?? 0;
+      else totalSeconds += file.duration ?? 0;
     });
     if (rule.max_total_seconds !== undefined && totalSeconds > rule.max_total_seconds) {
       details.push({ field: `${prefix}.${name}`, message: `must total at most ${rule.max_total_seconds} seconds (has ${totalSeconds})` });
@@ -64,7 +65,7 @@ export function checkFileParams(
 }
 
 function fileProblem(rule: FileRule, file: StoredFile): string | null {
-  if (file.type !== rule.kind) return `must be ${rule.kind === 'audio' ? 'an audio' : `a ${rule.kind}`} file (is ${file.type})`;
+  if (file.type !== rule.kind) return `must be ${rule.kind === 'video' ? 'a' : 'an'} ${rule.kind} file (is ${file.type})`;
   if (file.size > rule.max_bytes) return `must be at most ${rule.max_bytes / 1048576}MB (is ${file.size} bytes)`;
   if (rule.mime_types && !rule.mime_types.includes(file.mime_type)) {
     return `must be one of ${rule.mime_types.join(', ')} (is ${file.mime_type})`;

@@ -7,7 +7,7 @@ import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { emptyData } from '../store/index.ts';
 import type { StoredAccount } from '../store/index.ts';
-import { webhookAddressProblem } from '../webhooks/index.ts';
+import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
@@ -41,7 +41,7 @@ export function adminRoutes(deps: AppDeps): Router {
       req.body === undefined ? {} : requireObjectBody(req),
     );
     if (body.webhook_url) {
-      const problem = webhookAddressProblem(body.webhook_url, deps.config.allowInsecureWebhooks);
+      const problem = await webhookAddressProblemResolved(body.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);
       if (problem) throw new ApiError('invalid_params', `webhook_url ${problem}`, [{ field: 'webhook_url', message: problem }]);
     }
     const account = createAccount(store.data, deps.random, clock.now(), {
@@ -81,7 +81,12 @@ export function adminRoutes(deps: AppDeps): Router {
 }
 
 export function accountView(account: StoredAccount): Record<string, unknown> {
-  return { object: 'account', ...account };
+  const { previous_secrets, ...rest } = account;
+  return {
+    object: 'account',
+    ...rest,
+    previous_webhook_secrets: (previous_secrets ?? []).map((p) => ({ secret: p.secret, expires_at: formatTime(p.until_ms) })),
+  };
 }
 
 function adminAuth(token: string): RequestHandler {

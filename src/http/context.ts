@@ -6,6 +6,7 @@ import type { Random } from '../random/index.ts';
 import type { ScenarioRegistry } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
 import type { TaskEngine } from '../tasks/index.ts';
+import type { ResolveHost, Webhooks } from '../webhooks/index.ts';
 
 export interface AppConfig {
   adminToken: string;
@@ -31,6 +32,9 @@ export interface AppDeps {
   blobs: BlobStore;
   files: FileKeeper;
   textModels: TextModel[];
+  webhooks: Webhooks;
+  /** How callback addresses' names are resolved for the internal-address guard. */
+  resolveHost: ResolveHost;
 }
 
 /** Persists every change made so far, with the clock's position, before a route answers. */

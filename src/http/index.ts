@@ -3,6 +3,7 @@ export { modelsRoutes } from './models-routes.ts';
 export { uploadRoutes, fileServingRoutes } from './files-routes.ts';
 export { adminRoutes } from './admin-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
+export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { apiKeyAuth } from './api-key.ts';
 export { jsonBody } from './json-body.ts';
 export { requestIds } from './request-id.ts';

@@ -15,7 +15,7 @@ export function readMultipart(req: Request, maxBytes: number): Promise<Multipart
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes, files: 1, fields: 20, parts: 21 } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes + 1, files: 1, fields: 20, parts: 21 } });
     } catch (err) {
       reject(new ApiError('bad_request', `The multipart body cannot be read: ${(err as Error).message}.`));
       return;
@@ -29,6 +29,7 @@ export function readMultipart(req: Request, maxBytes: number): Promise<Multipart
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // busboy reports the limit when a file reaches it: one byte over the maximum is what is refused.
       stream.on('limit', () => {
         failed = new ApiError('payload_too_large', `The file is larger than ${maxBytes / 1048576}MB.`);
       });

@@ -1,7 +1,9 @@
 import { Router } from 'express';
+import { invalidParams } from '../errors/index.ts';
 import { selectScenario, SCENARIO_HEADER } from '../scenarios/index.ts';
 import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
+import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
@@ -16,6 +18,11 @@ export function tasksRoutes(deps: AppDeps): Router {
     const account = accountOf(res);
     const headers = contract.parameters('submitTask', 'header', req.headers);
     const submission = contract.submission(requireObjectBody(req));
+    if (submission.webhook_url !== null) {
+      // Names are resolved before anything is read or written for the task: the rest of submit is synchronous.
+      const problem = await webhookAddressProblemResolved(submission.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);
+      if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
+    }
     const scenario = selectScenario(deps.scenarios, {
       model: submission.model.id,
       accountId: account.id,

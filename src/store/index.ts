@@ -1,4 +1,4 @@
 export { openStore } from './store.ts';
 export type { Store, StoreOptions } from './store.ts';
 export { emptyData, SCHEMA_VERSION } from './schema.ts';
-export type { StoreData, StoredAccount, StoredKey, StoredTask, StoredFile, IdempotencyRecord } from './schema.ts';
+export type { StoreData, StoredAccount, StoredKey, StoredTask, StoredFile, StoredDelivery, DeliveryAttempt, DeliveryType, IdempotencyRecord } from './schema.ts';

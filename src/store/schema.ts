@@ -13,6 +13,8 @@ export interface StoredAccount {
   charged: Points;
   webhook_url: string | null;
   webhook_secret: string;
+  /** Secrets replaced by a rotation, still signing until `until_ms` (24 clock hours). */
+  previous_secrets?: { secret: string; until_ms: number }[];
   created_at: string;
 }
 
@@ -32,6 +34,44 @@ export interface StoredTask {
   created_ms: number;
   started_ms: number | null;
   plan: TaskPlan;
+  /** The submission's callback address (not part of the task object). */
+  webhook_url?: string | null;
+}
+
+export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';
+
+/** One send of a callback message. */
+export interface DeliveryAttempt {
+  number: number;
+  /** `automatic` (the first send and its retries), `resend` (manual, never retried) or `manual` (a test event). */
+  kind: 'automatic' | 'resend' | 'manual';
+  /** Virtual time of the send. */
+  at: string;
+  /** The webhook-timestamp header sent (Unix seconds). */
+  webhook_timestamp: number;
+  status_code: number | null;
+  error: string | null;
+  /** Real milliseconds the receiver took. */
+  duration_ms: number;
+  /** The first 1 KB of the answer. */
+  response_excerpt: string;
+  ok: boolean;
+}
+
+/** A callback message: one per task reaching a terminal state, retried on failure. */
+export interface StoredDelivery {
+  id: string;
+  account_id: string;
+  task_id: string | null;
+  type: DeliveryType;
+  url: string;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  created_at: string;
+  status: 'pending' | 'delivered' | 'failed';
+  /** Virtual time the next automatic attempt falls due, or null when none will. */
+  next_attempt_ms: number | null;
+  attempts: DeliveryAttempt[];
 }
 
 /** A file of the service's own storage: an upload, or a result file of a task. */
@@ -72,6 +112,7 @@ export interface StoreData {
   files: Record<string, StoredFile>;
   /** File id by served name. */
   file_names: Record<string, string>;
+  deliveries: Record<string, StoredDelivery>;
   /** Scenarios loaded through the control API. */
   scenarios: Scenario[];
   /** Last virtual time seen, so a manual clock resumes where it stopped after a restart. */
@@ -88,6 +129,7 @@ export const emptyData = (): StoreData => ({
   idempotency: {},
   files: {},
   file_names: {},
+  deliveries: {},
   scenarios: [],
   clock_ms: null,
 });

@@ -99,6 +99,7 @@ export function submitTask(
     idempotency_key: idempotencyKey ?? null,
     created_ms: nowMs,
     started_ms: null,
+    webhook_url: submission.webhook_url,
     plan: planFor(scenario, task.model),
   };
   if (idempotencySlot !== undefined) {

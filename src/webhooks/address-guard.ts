@@ -55,3 +55,32 @@ export function webhookAddressProblem(url: string, allowInsecure: boolean): stri
   if (isInternalAddress(parsed.hostname)) return 'must not be an internal-network address';
   return null;
 }
+
+/** Every address a host name resolves to; a name that does not resolve gives none. */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export const resolveWithDns: ResolveHost = async (hostname) => {
+  const { lookup } = await import('node:dns/promises');
+  try {
+    return (await lookup(hostname, { all: true })).map((a) => a.address);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The submission-time check of a callback address: as written, then the addresses its name resolves to. A
+ * name that does not resolve now is accepted; the sender checks again when it connects.
+ */
+export async function webhookAddressProblemResolved(
+  url: string,
+  allowInsecure: boolean,
+  resolve: ResolveHost,
+): Promise<string | null> {
+  const literal = webhookAddressProblem(url, allowInsecure);
+  if (literal || allowInsecure) return literal;
+  const host = new URL(url).hostname;
+  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return null;
+  const internal = (await resolve(host)).find(isInternalAddress);
+  return internal ? `must not resolve to an internal-network address (${host} is ${internal})` : null;
+}

@@ -1,1 +1,8 @@
-export { webhookAddressProblem, isInternalAddress } from './address-guard.ts';
+export { webhookAddressProblem, webhookAddressProblemResolved, isInternalAddress, resolveWithDns } from './address-guard.ts';
+export type { ResolveHost } from './address-guard.ts';
+export { createWebhooks } from './deliveries.ts';
+export type { Webhooks, WebhookDeps } from './deliveries.ts';
+export { createSender } from './send.ts';
+export type { Send, Outgoing, SendResult } from './send.ts';
+export { signatureHeader } from './sign.ts';
+export { RETRY_DELAYS_SECONDS, MAX_AUTOMATIC_ATTEMPTS, ROTATION_OVERLAP_MS } from './schedule.ts';

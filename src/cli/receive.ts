@@ -1,0 +1,106 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { Webhook } from 'standardwebhooks';
+import { HelpRequested, UsageError } from './start-options.ts';
+
+export const RECEIVE_HELP = `Usage: svc-emulator receive --secret whsec_... [options]
+
+A local callback receiver: verifies each callback with the Standard Webhooks library, de-duplicates by
+webhook-id and prints one line per request.
+
+  --secret S         the account's signing secret (whsec_...; env SVC_EMULATOR_WEBHOOK_SECRET)
+  --port P           port to listen on (default 4020; 0 picks a free one)
+  --host H           address to listen on (default 127.0.0.1)
+  --fail-first N     answer 500 to the first N attempts of every message, to watch retries
+  --delay-ms M       answer after M milliseconds (over 10000 the emulator counts a timeout)
+`;
+
+export interface ReceiveOptions {
+  secret: string;
+  port: number;
+  host: string;
+  failFirst: number;
+  delayMs: number;
+}
+
+export function parseReceiveOptions(argv: string[], env: NodeJS.ProcessEnv): ReceiveOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      secret: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'fail-first': { type: 'string' },
+      'delay-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) throw new HelpRequested(RECEIVE_HELP);
+  const secret = values.secret ?? env['SVC_EMULATOR_WEBHOOK_SECRET'];
+  if (!secret?.startsWith('whsec_')) throw new UsageError(`--secret whsec_... is required\n\n${RECEIVE_HELP}`);
+  const number = (name: string, value: string | undefined, fallback: number): number => {
+    const n = Number(value ?? fallback);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got ${value}`);
+    return n;
+  };
+  return {
+    secret,
+    port: number('port', values.port, 4020),
+    host: values.host ?? '127.0.0.1',
+    failFirst: number('fail-first', values['fail-first'], 0),
+    delayMs: number('delay-ms', values['delay-ms'], 0),
+  };
+}
+
+/**
+ * Starts the receiver; resolves with its server and address. Each request prints one line:
+ * `accepted|failing|duplicate|rejected <webhook-id> <type> <task id> <detail>`.
+ */
+export async function startReceiving(options: ReceiveOptions, print: (line: string) => void): Promise<{ server: Server; url: string }> {
+  const verifier = new Webhook(options.secret);
+  const attempts = new Map<string, number>();
+  const delivered = new Set<string>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const id = String(req.headers['webhook-id'] ?? '-');
+      const answer = (status: number, word: string, detail: string, event?: { type?: string; data?: { id?: string } }): void => {
+        print(`${word} ${id} ${event?.type ?? '-'} ${event?.data?.id ?? '-'} ${detail}`);
+        setTimeout(() => res.writeHead(status, { 'Content-Type': 'text/plain' }).end(word), options.delayMs);
+      };
+      let event: { type?: string; data?: { id?: string } };
+      try {
+        event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
+      } catch (err) {
+        answer(401, 'rejected', (err as Error).message);
+        return;
+      }
+      const attempt = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, attempt);
+      if (attempt <= options.failFirst) return answer(500, 'failing', `attempt ${attempt} (told to fail the first ${options.failFirst})`, event);
+      if (delivered.has(id)) return answer(200, 'duplicate', `attempt ${attempt}, already handled`, event);
+      delivered.add(id);
+      answer(200, 'accepted', `attempt ${attempt}`, event);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${options.host}:${port}/` };
+}
+
+/** `svc-emulator receive`: runs until a signal. */
+export async function receive(options: ReceiveOptions): Promise<void> {
+  const { server, url } = await startReceiving(options, (line) => console.log(line));
+  console.log(`svc-emulator receiver listening on ${url}`);
+  const stop = (): void => void server.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,86 @@
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isInternalAddress } from './address-guard.ts';
+
+export interface Outgoing {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  status: number;
+  /** The first 1 KB of the answer. */
+  excerpt: string;
+}
+
+/** One HTTP POST; resolves with any answer (redirects are not followed), rejects on a connection failure or timeout. */
+export type Send = (outgoing: Outgoing) => Promise<SendResult>;
+
+const EXCERPT_BYTES = 1024;
+
+/**
+ * The real sender: node:http(s) with the internal-address guard applied to the addresses a name resolves to, at
+ * connect time, so a name cannot be pointed somewhere internal between the check and the connection.
+ * @see reference "Events" → Delivery; "Addresses must be HTTPS and not internal"
+ */
+export function createSender(allowInsecure: boolean): Send {
+  return (outgoing) =>
+    new Promise((resolve, reject) => {
+      const url = new URL(outgoing.url);
+      const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      let settled = false;
+      const fail = (error: Error): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        reject(error);
+      };
+      const req = request(url, {
+        method: 'POST',
+        headers: { ...outgoing.headers, 'Content-Length': Buffer.byteLength(outgoing.body) },
+        ...(allowInsecure ? {} : { lookup: guardedLookup }),
+      });
+      // The whole answer must come within the limit, not just the first byte.
+      const timer = setTimeout(() => fail(new Error(`no answer within ${outgoing.timeoutMs} ms`)), outgoing.timeoutMs);
+      req.on('error', fail);
+      req.on('response', (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let length = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (length < EXCERPT_BYTES) chunks.push(chunk);
+          length += chunk.length;
+        });
+        res.on('error', fail);
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') });
+        });
+      });
+      req.end(outgoing.body);
+    });
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const internal = addresses.find((a) => isInternalAddress(a.address));
+    if (internal) {
+      const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to an internal-network address (${internal.address})`);
+      refused.code = 'EINTERNAL';
+      return callback(refused, []);
+    }
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0];
+    return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), []);
+  });
+}
