@@ -25,6 +25,9 @@ export const START_HELP = `Usage: svc-emulator start [options]
   --scenarios DIR              scenario files to load (default: the package's scenarios/; env SVC_EMULATOR_SCENARIOS)
   --public-url URL             address result files are served under (default: the listening address)
   --file-retention-hours N     how long uploaded and result files live (default 168)
+  --webhook-timestamps real|virtual
+                               webhook-timestamp from the wall clock (default) or the virtual clock
+  --webhook-timeout-ms N       real time a callback receiver has to answer (default 10000)
 `;
 
 /** Flags, then environment variables, then defaults. */
@@ -45,6 +48,8 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
       scenarios: { type: 'string' },
       'public-url': { type: 'string' },
       'file-retention-hours': { type: 'string' },
+      'webhook-timestamps': { type: 'string' },
+      'webhook-timeout-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -62,6 +67,14 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     throw new UsageError(`--file-retention-hours must be a positive number, got ${values['file-retention-hours']}`);
   }
   const scenariosDir = values.scenarios ?? env['SVC_EMULATOR_SCENARIOS'];
+  const webhookTimestamps = values['webhook-timestamps'];
+  if (webhookTimestamps !== undefined && webhookTimestamps !== 'real' && webhookTimestamps !== 'virtual') {
+    throw new UsageError(`--webhook-timestamps must be real or virtual, got ${webhookTimestamps}`);
+  }
+  const webhookTimeoutMs = values['webhook-timeout-ms'] === undefined ? undefined : Number(values['webhook-timeout-ms']);
+  if (webhookTimeoutMs !== undefined && !(Number.isInteger(webhookTimeoutMs) && webhookTimeoutMs > 0)) {
+    throw new UsageError(`--webhook-timeout-ms must be a positive whole number, got ${values['webhook-timeout-ms']}`);
+  }
   const db = values.memory ? undefined : (values.db ?? env['SVC_EMULATOR_DB'] ?? './.svc-emulator/db.json');
   return {
     host: values.host ?? env['SVC_EMULATOR_HOST'] ?? '127.0.0.1',
@@ -75,5 +88,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...(scenariosDir !== undefined ? { scenariosDir } : {}),
     ...(values['public-url'] !== undefined ? { publicUrl: values['public-url'].replace(/\/+$/, '') } : {}),
     ...(retentionHours !== undefined ? { fileRetentionSeconds: retentionHours * 3600 } : {}),
+    ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
+    ...(webhookTimeoutMs !== undefined ? { webhookTimeoutMs } : {}),
   };
 }

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, expect, it } from 'vitest';
+import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
+import type { TestEmulator } from '../support/harness.ts';
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+let child: ChildProcess | undefined;
+let t: TestEmulator | undefined;
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  await t?.close();
+});
+
+/** Starts `svc-emulator receive`; `lines()` is everything it printed after its address. */
+async function receiver(args: string[]): Promise<{ url: string; lines: () => string[] }> {
+  const proc = spawn(process.execPath, [BIN, 'receive', '--port', '0', ...args], { stdio: 'pipe' });
+  child = proc;
+  let out = '';
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`receive exited ${code}: ${out}`)));
+  });
+  return { url, lines: () => out.split('\n').filter((l) => l && !l.includes('listening on')) };
+}
+
+it('verifies, fails the first N attempts as told, accepts, and marks a resend as a duplicate', async () => {
+  t = await startEmulator({ allowInsecureWebhooks: true });
+  const account = await newAccount(t);
+  const secret = (await t.admin.get(`/_emulator/accounts/${account.id}`)).body.webhook_secret as string;
+  const rx = await receiver(['--secret', secret, '--fail-first', '2']);
+  await t.admin.post(`/_emulator/accounts/${account.id}/webhook`, { url: rx.url });
+  const { id } = (await t.as(account.key).post('/v1/tasks', socialNote(), { 'X-Emulator-Scenario': 'instant' })).body;
+  await t.admin.post('/_emulator/clock/advance', { seconds: 0 });
+  await t.admin.post('/_emulator/clock/advance', { seconds: 360 });
+  const [delivery] = (await t.admin.get(`/_emulator/webhooks/deliveries?task_id=${id}`)).body.data;
+  expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
+  await t.admin.post(`/_emulator/webhooks/deliveries/${delivery.id}/resend`);
+  expect(rx.lines()).toEqual([
+    `failing ${delivery.id} task.succeeded ${id} attempt 1 (told to fail the first 2)`,
+    `failing ${delivery.id} task.succeeded ${id} attempt 2 (told to fail the first 2)`,
+    `accepted ${delivery.id} task.succeeded ${id} attempt 3`,
+    `duplicate ${delivery.id} task.succeeded ${id} attempt 4, already handled`,
+  ]);
+});
+
+it('rejects a callback whose signature does not verify, with 401', async () => {
+  const rx = await receiver(['--secret', 'whsec_ZGVtby1zZWNyZXQtZm9yLXN2Yy1lbXVsYXRvcg==']);
+  const res = await fetch(rx.url, {
+    method: 'POST',
+    headers: {
+      'webhook-id': 'msg_forged',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,AAAA',
+    },
+    body: '{"type":"task.succeeded"}',
+  });
+  expect(res.status).toBe(401);
+  expect(rx.lines()).toEqual([expect.stringMatching(/^rejected msg_forged - - /)]);
+});
+
+it('exits 2 without a whsec_ secret', async () => {
+  const proc = spawn(process.execPath, [BIN, 'receive', '--port', '0'], { stdio: 'pipe' });
+  child = proc;
+  expect(await new Promise((resolve) => proc.once('exit', resolve))).toBe(2);
+});
