@@ -44,6 +44,8 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
       return { field: base, message: `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
     case 'const':
       return { field: base, message: `must be ${JSON.stringify(params['allowedValue'])}` };
+    case 'additionalProperties':
+      return { field: child(base, String(params['additionalProperty'])), message: 'is not a known property' };
     case 'x-combined-max-items':
       return { field: child(base, String(params['field'])), message: error.message ?? 'has too many items' };
     default:

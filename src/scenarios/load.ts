@@ -34,21 +34,25 @@ export function loadScenarioFiles(contract: Contract, dir: string = SCENARIOS_DI
     .filter((name) => /\.(ya?ml|json)$/.test(name))
     .sort();
   const all: Scenario[] = [];
+  const definedIn = new Map<string, string>();
   for (const name of files) {
     const path = join(dir, name);
     let scenarios: Scenario[];
     try {
       scenarios = checkScenarios(contract, parse(readFileSync(path, 'utf8')));
     } catch (err) {
-      const details = err instanceof ApiError && err.details ? err.details.map((d) => `${d.field} ${d.message}`) : [];
+      const details =
+        err instanceof ApiError && err.details
+          ? err.details.map((d) => `${d.field || 'the document'} ${d.message}${d.field ? '' : ' (a mapping with a scenarios list)'}`)
+          : [];
       throw new ScenarioFileError(`${path}: ${details.length > 0 ? details.join('; ') : (err as Error).message}`);
     }
-    for (const scenario of scenarios) {
-      if (all.some((s) => s.name === scenario.name)) {
-        throw new ScenarioFileError(`${path}: scenario '${scenario.name}' is already defined by another file`);
-      }
+    scenarios.forEach((scenario, i) => {
+      const other = definedIn.get(scenario.name);
+      if (other) throw new ScenarioFileError(`${path}: scenarios[${i}].name '${scenario.name}' is already defined by ${other}`);
+      definedIn.set(scenario.name, path);
       all.push(scenario);
-    }
+    });
   }
   if (!all.some((s) => s.name === 'default')) throw new ScenarioFileError(`${dir}: no scenario named 'default'`);
   return all;

@@ -24,8 +24,9 @@ export function createScenarioRegistry(fromFiles: Scenario[], runtime: () => Sce
       for (const scenario of scenarios) {
         const i = loaded.findIndex((s) => s.name === scenario.name);
         if (i >= 0) loaded.splice(i, 1);
-        loaded.unshift(scenario);
       }
+      // One load keeps its own order (its first match wins) and goes ahead of earlier loads.
+      loaded.unshift(...scenarios);
     },
   };
 }

@@ -65,7 +65,8 @@ export function planFor(scenario: Scenario, model: string): TaskPlan {
     queue_ms: Math.round((times.queue_seconds ?? scenario.queue_seconds) * 1000),
     processing_ms: scenario.outcome === 'timeout' ? null : Math.round(processing * 1000),
     outcome: scenario.outcome === 'succeeded' ? 'succeeded' : 'failed',
-    failure: scenario.failure
+    // A failure only means something for the `failed` outcome.
+    failure: scenario.failure && scenario.outcome === 'failed'
       ? { code: scenario.failure.code, during: scenario.failure.during, message: scenario.failure.message ?? null }
       : null,
     cancelable_while_processing: scenario.cancelable_while_processing,
