@@ -70,8 +70,10 @@ export interface Emulator {
 /** Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = await openStore(options.db ? { path: options.db } : {});
+  const log = options.log ?? ((message: string) => console.error(message));
   const clock = createClock({
     mode: options.clock ?? 'real',
+    onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
     ...(options.speed !== undefined ? { speed: options.speed } : {}),
     ...(options.startTime !== undefined ? { startMs: new Date(options.startTime).getTime() } : {}),
     // Virtual time never runs backwards across a restart: tasks already stored keep their order.
@@ -80,7 +82,6 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const random = createRandom(options.seed);
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
   const contract = createContract();
-  const log = options.log ?? ((message: string) => console.error(message));
   const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), () => store.data.scenarios);
   const blobs = createBlobStore(options.db ? join(dirname(options.db), 'files') : null);
   const files = createFileKeeper(clock, store, blobs);

@@ -26,6 +26,11 @@ export interface Clock {
    * its own clock (a callback's webhook-timestamp) and for measuring real durations (a callback's round trip).
    */
   wallNow(): number;
+  /**
+   * Resolves after `ms` of real time, whatever the virtual clock does: latency on the wire (the time to a text
+   * stream's first token) is real even on a manual clock.
+   */
+  wait(ms: number): Promise<void>;
   /** Jobs waiting (canceled ones may still be counted until they reach the front). */
   pending(): number;
   /** Stops running jobs and wall-clock timers so the process can exit; resolves when the running job is done. */
@@ -43,6 +48,8 @@ export interface ClockOptions {
   /** Never start before this (a restarted emulator resumes where its stored clock stopped). */
   notBeforeMs?: number;
   speed?: number;
+  /** Where a failing job's error goes; it does not stop the clock. Default: standard error. */
+  onJobError?: (err: unknown) => void;
 }
 
 export function createClock(options: ClockOptions): Clock {
@@ -56,6 +63,7 @@ export function createClock(options: ClockOptions): Clock {
   let timer: NodeJS.Timeout | undefined;
   let draining: Promise<void> = Promise.resolve();
   let stopped = false;
+  const onJobError = options.onJobError ?? ((err: unknown) => console.error('svc-emulator: a scheduled job failed:', err));
 
   const now = (): number =>
     options.mode === 'manual' ? manualNow : virtualStart + (Date.now() - wallStart) * speed + advancedMs;
@@ -64,7 +72,12 @@ export function createClock(options: ClockOptions): Clock {
     for (let next = queue.peek(); !stopped && next !== undefined && next.atMs <= untilMs; next = queue.peek()) {
       queue.pop();
       setNow(next.atMs);
-      await next.value(next.atMs);
+      try {
+        await next.value(next.atMs);
+      } catch (err) {
+        // One failing job (a store write, a callback's I/O) must not stop every later one.
+        onJobError(err);
+      }
     }
   }
 
@@ -112,6 +125,7 @@ export function createClock(options: ClockOptions): Clock {
         : drain(now, () => undefined);
     },
     wallNow: () => Date.now(),
+    wait: (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()),
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
       if (options.mode === 'manual') {

@@ -23,7 +23,7 @@ it('starts at the wall time when no start time is given and follows it at speed 
   expect(clock.now()).toBe(T0);
   await vi.advanceTimersByTimeAsync(1_500);
   expect(clock.now()).toBe(T0 + 1_500);
-  clock.stop();
+  await clock.stop();
 });
 
 it('runs a job scheduled 5 s ahead after 5 s of wall time at speed 1, not before, with its due time', async () => {
@@ -35,7 +35,7 @@ it('runs a job scheduled 5 s ahead after 5 s of wall time at speed 1, not before
   await vi.advanceTimersByTimeAsync(1);
   expect(calls).toEqual([{ due: T0 + 5_000, wall: T0 + 5_000 }]);
   expect(clock.now()).toBe(T0 + 5_000);
-  clock.stop();
+  await clock.stop();
 });
 
 it('runs a job an hour of virtual time ahead after 60 s of wall time at speed 60, not before', async () => {
@@ -48,7 +48,7 @@ it('runs a job an hour of virtual time ahead after 60 s of wall time at speed 60
   await vi.advanceTimersByTimeAsync(1);
   expect(due).toEqual([T0 + 3_600_000]);
   expect(clock.now()).toBe(T0 + 3_600_000);
-  clock.stop();
+  await clock.stop();
 });
 
 it('runs a job whose wall delay is a fraction of a millisecond once its virtual time is reached', async () => {
@@ -60,7 +60,7 @@ it('runs a job whose wall delay is a fraction of a millisecond once its virtual 
   expect(due).toEqual([]);
   await vi.advanceTimersByTimeAsync(1);
   expect(due).toEqual([T0 + 1_000]);
-  clock.stop();
+  await clock.stop();
 });
 
 it('moves virtual time forward at once on advance in real mode, running due jobs in time order', async () => {
@@ -88,7 +88,7 @@ it('moves virtual time forward at once on advance in real mode, running due jobs
     ['late', T0 + 9_000],
   ]);
   expect(clock.now()).toBe(T0 + 9_000);
-  clock.stop();
+  await clock.stop();
 });
 
 it('re-arms its one timer when a job is scheduled earlier than the armed one', async () => {
@@ -108,7 +108,7 @@ it('re-arms its one timer when a job is scheduled earlier than the armed one', a
     ['later', T0 + 10_000],
   ]);
   expect(vi.getTimerCount()).toBe(0);
-  clock.stop();
+  await clock.stop();
 });
 
 it('keeps the armed timer when a later job is scheduled', async () => {
@@ -121,7 +121,7 @@ it('keeps the armed timer when a later job is scheduled', async () => {
   expect(seen).toEqual([T0 + 2_000]);
   await vi.advanceTimersByTimeAsync(8_000);
   expect(seen).toEqual([T0 + 2_000, T0 + 10_000]);
-  clock.stop();
+  await clock.stop();
 });
 
 it('runs a job scheduled by a firing job at its own due time', async () => {
@@ -137,7 +137,20 @@ it('runs a job scheduled by a firing job at its own due time', async () => {
   expect(seen).toEqual([T0 + 1_000]);
   await vi.advanceTimersByTimeAsync(1);
   expect(seen).toEqual([T0 + 1_000, T0 + 4_000]);
-  clock.stop();
+  await clock.stop();
+});
+
+it('keeps running later jobs after a job throws', async () => {
+  const clock = createClock({ mode: 'real', startMs: T0, speed: 1 });
+  const seen: number[] = [];
+  clock.at(T0 + 1_000, () => {
+    throw new Error('a job failed');
+  });
+  clock.at(T0 + 2_000, (due) => void seen.push(due));
+  clock.at(T0 + 3_000, (due) => void seen.push(due));
+  await vi.advanceTimersByTimeAsync(3_000);
+  expect(seen).toEqual([T0 + 2_000, T0 + 3_000]);
+  await clock.stop();
 });
 
 it('fires nothing after stop, and arms no timer for jobs scheduled after it', async () => {
@@ -145,7 +158,7 @@ it('fires nothing after stop, and arms no timer for jobs scheduled after it', as
   const seen: number[] = [];
   clock.at(T0 + 1_000, (due) => void seen.push(due));
   expect(vi.getTimerCount()).toBe(1);
-  clock.stop();
+  await clock.stop();
   expect(vi.getTimerCount()).toBe(0);
   clock.at(T0 + 500, (due) => void seen.push(due));
   expect(vi.getTimerCount()).toBe(0);
