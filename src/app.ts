@@ -5,6 +5,7 @@ import {
   adminTasksRoutes,
   adminWebhooksRoutes,
   apiKeyAuth,
+  callRecords,
   errorHandler,
   fileServingRoutes,
   jsonBody,
@@ -12,6 +13,7 @@ import {
   notFound,
   requestIds,
   tasksRoutes,
+  textRoutes,
   uploadRoutes,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
@@ -28,6 +30,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestIds(deps.random));
 
   const v1 = express.Router();
+  // Every /v1 request leaves a call record, those refused by authentication included.
+  v1.use(callRecords(deps));
   // Authentication comes before reading the body: a bad key is refused whatever it sent.
   v1.use(apiKeyAuth(deps.store));
   // Uploads parse their own (larger, or multipart) bodies.
@@ -35,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(jsonBody(deps.config.bodyLimit));
   v1.use(tasksRoutes(deps));
   v1.use(modelsRoutes(deps));
+  v1.use(textRoutes(deps));
   v1.use(notFound);
   app.use('/v1', v1);
 

@@ -50,6 +50,8 @@ export interface EmulatorOptions {
   send?: Send;
   /** Resolves callback host names for the guard; default: the system resolver. */
   resolveHost?: ResolveHost;
+  /** Keep prompts and outputs of text calls in their call records. */
+  recordContent?: boolean;
   log?: (message: string) => void;
 }
 
@@ -92,6 +94,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     version: VERSION,
     publicUrl: options.publicUrl ?? 'http://127.0.0.1:4010',
     fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
+    recordContent: options.recordContent ?? false,
   };
   const engine = createTaskEngine({
     clock,

@@ -27,7 +27,7 @@ export function createAccount(data: StoreData, random: Random, nowMs: number, sp
   };
   data.accounts[id] = account;
   const points = toPoints(spec.points ?? ZERO);
-  if (points !== ZERO) move(data, id, 'fund', points, null, nowMs);
+  if (points !== ZERO) move(data, id, { kind: 'fund', points, atMs: nowMs });
   return account;
 }
 
@@ -49,24 +49,35 @@ export function accountForKey(data: StoreData, key: string): StoredAccount | und
   return record ? data.accounts[record.account_id] : undefined;
 }
 
+export interface Move {
+  kind: LedgerKind;
+  points: Points;
+  atMs: number;
+  /** What the points are for: a task, or a text call (by its request id). */
+  taskId?: string | null;
+  callId?: string | null;
+  /** A settlement collecting more than was frozen may take the balance below zero. */
+  overdraw?: boolean;
+}
+
 /**
  * Moves points on an account and writes the ledger entry. Throws (insufficient_points on a freeze) before
  * changing anything.
  */
-export function move(
-  data: StoreData,
-  accountId: string,
-  kind: LedgerKind,
-  points: Points,
-  taskId: string | null,
-  nowMs: number,
-  overdraw = false,
-): void {
+export function move(data: StoreData, accountId: string, m: Move): void {
   const account = findAccount(data, accountId);
-  const next = applyMovement(account, kind, points, overdraw);
+  const next = applyMovement(account, m.kind, m.points, m.overdraw ?? false);
   account.available = next.available;
   account.frozen = next.frozen;
   account.charged = next.charged;
   data.seq += 1;
-  data.ledger.push({ id: data.seq, account_id: accountId, kind, points, task_id: taskId, at: formatTime(nowMs) });
+  data.ledger.push({
+    id: data.seq,
+    account_id: accountId,
+    kind: m.kind,
+    points: m.points,
+    task_id: m.taskId ?? null,
+    ...(m.callId ? { call_id: m.callId } : {}),
+    at: formatTime(m.atMs),
+  });
 }

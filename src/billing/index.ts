@@ -6,3 +6,4 @@ export { freezeAmount } from './freeze.ts';
 export type { PriceRule } from './freeze.ts';
 export { chargeFor, tokensPerSecond } from './settle.ts';
 export type { ActualUsage } from './settle.ts';
+export { tokenPoints } from './tokens.ts';

@@ -15,6 +15,8 @@ export interface LedgerEntry {
   kind: LedgerKind;
   points: Points;
   task_id: string | null;
+  /** The request id of the text call the points were for. */
+  call_id?: string;
   at: string;
 }
 

@@ -28,6 +28,7 @@ export const START_HELP = `Usage: svc-emulator start [options]
   --webhook-timestamps real|virtual
                                webhook-timestamp from the wall clock (default) or the virtual clock
   --webhook-timeout-ms N       real time a callback receiver has to answer (default 10000)
+  --record-content             keep prompts and outputs of text calls in their call records
 `;
 
 /** Flags, then environment variables, then defaults. */
@@ -50,6 +51,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
       'file-retention-hours': { type: 'string' },
       'webhook-timestamps': { type: 'string' },
       'webhook-timeout-ms': { type: 'string' },
+      'record-content': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -90,5 +92,6 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...(retentionHours !== undefined ? { fileRetentionSeconds: retentionHours * 3600 } : {}),
     ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
     ...(webhookTimeoutMs !== undefined ? { webhookTimeoutMs } : {}),
+    recordContent: values['record-content'] ?? false,
   };
 }

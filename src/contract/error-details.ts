@@ -41,7 +41,9 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
       }
       return { field: base, message: error.message ?? 'is invalid' };
     case 'enum':
-      return { field: base, message: `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
+      return { field: base, message: ruleMessage ?? `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
+    case 'not':
+      return { field: base, message: ruleMessage ?? 'is not allowed' };
     case 'const':
       return { field: base, message: `must be ${JSON.stringify(params['allowedValue'])}` };
     case 'additionalProperties':

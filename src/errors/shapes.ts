@@ -1,4 +1,4 @@
-import type { ApiError } from '../errors/index.ts';
+import type { ApiError } from './catalog.ts';
 
 /**
  * Each endpoint group answers errors in its own body shape; this is the one place that writes them.

@@ -17,6 +17,8 @@ export interface AppConfig {
   /** The address the emulator's own files are served under; set when it starts listening unless given. */
   publicUrl: string;
   fileRetentionMs: number;
+  /** Keep prompts and outputs of text calls in their call records (off by default, as the reference says). */
+  recordContent: boolean;
 }
 
 /** Everything the routes need, passed in once by the composition root. */

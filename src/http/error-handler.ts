@@ -1,6 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError } from '../errors/index.ts';
-import { endpointGroup, errorBody } from './error-shapes.ts';
+import { ApiError, endpointGroup, errorBody } from '../errors/index.ts';
 import { requestIdOf } from './request-id.ts';
 
 /** Unknown paths under /v1 and /_emulator answer 404 not_found in the group's shape. */
@@ -18,6 +17,7 @@ export function errorHandler(log: (message: string) => void): ErrorRequestHandle
       return;
     }
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.locals['errorCode'] = error.code;
     res.status(error.status).json(errorBody(endpointGroup(req.originalUrl), error, requestIdOf(res)));
   };
 }

@@ -1,5 +1,7 @@
 export { tasksRoutes } from './tasks-routes.ts';
 export { modelsRoutes } from './models-routes.ts';
+export { textRoutes } from './text-routes.ts';
+export { callRecords } from './call-records.ts';
 export { uploadRoutes, fileServingRoutes } from './files-routes.ts';
 export { adminRoutes } from './admin-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';

@@ -1,7 +1,6 @@
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ApiError } from '../errors/index.ts';
-import { endpointGroup } from './error-shapes.ts';
+import { ApiError, endpointGroup } from '../errors/index.ts';
 
 interface BodyParserError {
   type?: string;

@@ -3,4 +3,4 @@ export { createScenarioRegistry } from './registry.ts';
 export type { ScenarioRegistry } from './registry.ts';
 export { selectScenario, planFor, SCENARIO_HEADER, SCENARIO_METADATA_KEY } from './select.ts';
 export type { Submitted } from './select.ts';
-export type { Scenario, ScenarioMatch, TaskPlan } from './types.ts';
+export type { Scenario, ScenarioMatch, TaskPlan, TextBehaviour } from './types.ts';

@@ -14,6 +14,19 @@ export interface Scenario {
   output?: { text?: string; files?: Partial<FileRecord>[]; duration?: number; usage?: Record<string, unknown> };
   settle?: { seconds?: number; output_tokens?: number };
   rejection_message?: string;
+  text?: TextBehaviour;
+}
+
+/** How a text call behaves under a scenario. */
+export interface TextBehaviour {
+  first_token_ms: number;
+  chunk_interval_ms: number;
+  reject: boolean;
+  error_after_chunks?: number;
+  error_code: 'service_unavailable' | 'content_rejected' | 'invalid_params';
+  max_output_tokens?: number;
+  output_tokens?: number;
+  text?: string;
 }
 
 export interface ScenarioMatch {

@@ -1,4 +1,5 @@
 import type { LedgerEntry, Points } from '../billing/index.ts';
+import type { CallRecord } from '../calls/records.ts';
 import type { MediaFixture } from '../files/fixtures.ts';
 import type { Scenario, TaskPlan } from '../scenarios/types.ts';
 import type { Task } from '../tasks/task.ts';
@@ -113,6 +114,8 @@ export interface StoreData {
   /** File id by served name. */
   file_names: Record<string, string>;
   deliveries: Record<string, StoredDelivery>;
+  /** Call records by request id, in arrival order. */
+  calls: Record<string, CallRecord>;
   /** Scenarios loaded through the control API. */
   scenarios: Scenario[];
   /** Last virtual time seen, so a manual clock resumes where it stopped after a restart. */
@@ -130,6 +133,7 @@ export const emptyData = (): StoreData => ({
   files: {},
   file_names: {},
   deliveries: {},
+  calls: {},
   scenarios: [],
   clock_ms: null,
 });

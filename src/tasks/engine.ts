@@ -56,7 +56,7 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
 
   function apply(stored: StoredTask, event: TaskEvent, atMs: number): Task {
     const next = transition(stored.task, event, atMs);
-    for (const m of next.movements) move(store.data, stored.account_id, m.kind, m.points, stored.task.id, atMs, m.overdraw);
+    for (const m of next.movements) move(store.data, stored.account_id, { ...m, taskId: stored.task.id, atMs });
     stored.task = next.task;
     if (event.type === 'start') {
       stored.started_ms = atMs;

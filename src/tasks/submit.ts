@@ -76,7 +76,7 @@ export function submitTask(
   }
   const frozen = freezeAmount(submission.model.pricing, submission.input);
   const id = uniqueTaskId(data, ctx.random, nowMs);
-  move(data, account.id, 'freeze', frozen, id, nowMs); // throws insufficient_points before any change
+  move(data, account.id, { kind: 'freeze', points: frozen, taskId: id, atMs: nowMs }); // throws insufficient_points first
   const task: Task = {
     id,
     object: 'task',

@@ -576,7 +576,9 @@ it('never creates or loses points, whatever is submitted, canceled, stepped or l
   const t = await startEmulator();
   try {
     const listed = await t.admin.get('/_emulator/scenarios');
-    const plans = new Map((listed.body.data as ScenarioDoc[]).map((scenario) => [scenario.name, scenario]));
+    // Scenarios with a `text` block are for text calls; every task scenario of the library is exercised here.
+    const taskScenarios = (listed.body.data as (ScenarioDoc & { text?: unknown })[]).filter((scenario) => scenario.text === undefined);
+    const plans = new Map(taskScenarios.map((scenario) => [scenario.name, scenario]));
     expect([...plans.keys()].sort()).toEqual([...SCENARIOS].sort());
     await fc.assert(
       fc.asyncProperty(balances, fc.array(command, { minLength: 1, maxLength: 30, size: 'max' }), async (openings, commands) => {

@@ -1,0 +1,1 @@
+export type { CallRecord, CallDetails } from './records.ts';

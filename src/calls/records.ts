@@ -1,0 +1,30 @@
+import type { Points } from '../billing/index.ts';
+
+/**
+ * A call record: every /v1 request leaves one, rejected ones included, looked up by request id.
+ * Prompts and outputs of text calls are kept only when the emulator is started with `--record-content`.
+ * @see reference "What the service does": every /v1 request is recorded; "Text billing" 7
+ */
+export interface CallRecord {
+  request_id: string;
+  at: string;
+  account_id: string | null;
+  method: string;
+  path: string;
+  status: number;
+  error_code: string | null;
+  model: string | null;
+  /** Text calls: tokens and points, and whether the client went away mid-stream. */
+  text?: {
+    stream: boolean;
+    input_tokens: number;
+    output_tokens: number;
+    points: { frozen: Points; charged: Points; refunded: Points };
+    client_closed: boolean;
+    content?: { prompt: string[]; output: string };
+  };
+  task_id?: string;
+}
+
+/** What a route adds to its call's record (`res.locals.call`). */
+export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code'>>;

@@ -1,0 +1,118 @@
+import { Router } from 'express';
+import type { Request, Response } from 'express';
+import { ApiError, errorBody } from '../errors/index.ts';
+import { SCENARIO_HEADER } from '../scenarios/index.ts';
+import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS } from '../text/index.ts';
+import type { TextCall, TextFormat } from '../text/index.ts';
+import { accountOf } from './api-key.ts';
+import { amendCall, callDetailsOf } from './call-records.ts';
+import { commit } from './context.ts';
+import type { AppDeps } from './context.ts';
+import { requireObjectBody } from './json-body.ts';
+import { requestIdOf } from './request-id.ts';
+
+/**
+ * The three text endpoints. The domain (src/text) decides the output and the points; this writes it as one JSON
+ * answer or as a stream, paced by the scenario, and settles on what was actually sent.
+ * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
+ */
+export function textRoutes(deps: AppDeps): Router {
+  const router = Router();
+  const route = (format: TextFormat) => async (req: Request, res: Response) => {
+    const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, requireObjectBody(req));
+    const call = startTextCall(
+      { data: deps.store.data, clock: deps.clock, random: deps.random, scenarios: deps.scenarios, textModels: deps.textModels, requestId: requestIdOf(res) },
+      format,
+      body,
+      accountOf(res),
+      req.get(SCENARIO_HEADER),
+    );
+    callDetailsOf(res).model = call.view.model;
+    await commit(deps);
+    if (call.parsed.stream) await stream(deps, format, call, res);
+    else await answer(deps, format, call, res);
+  };
+  router.post('/chat/completions', route(chatFormat));
+  router.post('/responses', route(responsesFormat));
+  router.post('/messages', route(messagesFormat));
+  return router;
+}
+
+function record(deps: AppDeps, res: Response, call: TextCall, outputTokens: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
+  amendCall(deps, res, { text: {
+    stream: call.parsed.stream,
+    input_tokens: call.view.generated.inputTokens,
+    output_tokens: outputTokens,
+    points,
+    client_closed: clientClosed,
+    ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output: call.view.generated.pieces.join('') } } : {}),
+  } });
+}
+
+async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Response): Promise<void> {
+  const { behaviour } = call;
+  await deps.clock.wait(behaviour.first_token_ms);
+  if (behaviour.error_after_chunks !== undefined) {
+    // A fault part-way through generation: nothing is charged.
+    record(deps, res, call, 0, call.refundAll(), false);
+    await commit(deps);
+    throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
+  }
+  const points = call.settle(call.view.generated.outputTokens);
+  record(deps, res, call, call.view.generated.outputTokens, points, false);
+  await commit(deps);
+  res.json(format.body(call.view));
+}
+
+async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Response): Promise<void> {
+  const { behaviour } = call;
+  let closed = false;
+  res.once('close', () => {
+    closed = !res.writableFinished;
+  });
+  res.writeHead(200, STREAM_HEADERS);
+  res.flushHeaders();
+  let sent = 0;
+  let chunks = 0;
+  let sequence = 0;
+  for (const event of format.events(call.view)) {
+    const delivers = event.tokens ?? 0;
+    if (delivers > 0) {
+      if (behaviour.error_after_chunks !== undefined && chunks >= behaviour.error_after_chunks) {
+        const error = new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
+        for (const e of format.errorEvents(errorBody(format.name === 'messages' ? 'messages' : 'openai', error, requestIdOf(res)), sequence)) {
+          res.write(encodeEvent(e));
+        }
+        amendCall(deps, res, { error_code: error.code });
+        record(deps, res, call, sent, call.refundAll(), false);
+        await commit(deps);
+        res.end();
+        return;
+      }
+      await deps.clock.wait(chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms);
+    }
+    if (closed) break;
+    const flushed = res.write(encodeEvent(event));
+    sent += delivers;
+    if (delivers > 0) chunks += 1;
+    sequence += 1;
+    if (!flushed) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (closed) break;
+  }
+  if (closed) {
+    // The client went away: settled on the tokens already sent.
+    record(deps, res, call, sent, call.settle(sent), true);
+    await commit(deps);
+    return;
+  }
+  record(deps, res, call, sent, call.settle(call.view.generated.outputTokens), false);
+  await commit(deps);
+  res.end();
+}
+
+const faultMessage = (code: string): string =>
+  code === 'service_unavailable'
+    ? 'The model became unavailable during generation; the points were refunded.'
+    : code === 'content_rejected'
+      ? 'The output failed content review; the points were refunded.'
+      : 'The parameters were found unacceptable during generation; the points were refunded.';

@@ -1,0 +1,98 @@
+import { move } from '../accounts/index.ts';
+import { sub, tokenPoints, ZERO } from '../billing/index.ts';
+import type { Points } from '../billing/index.ts';
+import type { Clock } from '../clock/index.ts';
+import { ApiError } from '../errors/index.ts';
+import type { TextModel } from '../models/index.ts';
+import { ids } from '../random/index.ts';
+import type { Random } from '../random/index.ts';
+import { selectScenario } from '../scenarios/index.ts';
+import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
+import type { StoreData, StoredAccount } from '../store/index.ts';
+import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
+import { generate } from './generate.ts';
+
+export interface TextCallContext {
+  data: StoreData;
+  clock: Clock;
+  random: Random;
+  scenarios: ScenarioRegistry;
+  textModels: TextModel[];
+  requestId: string;
+}
+
+/** A started text call: points frozen, output decided; the caller streams it and then settles. */
+export interface TextCall {
+  view: TextCallView;
+  parsed: ParsedCall;
+  behaviour: TextBehaviour;
+  frozen: Points;
+  /** Charges the input and `outputTokens` of output, refunds the rest of the freeze. */
+  settle(outputTokens: number): { frozen: Points; charged: Points; refunded: Points };
+  /** A failure before output or a service fault: everything frozen comes back. */
+  refundAll(): { frozen: Points; charged: Points; refunded: Points };
+}
+
+const DEFAULT_BEHAVIOUR: TextBehaviour = {
+  first_token_ms: 0,
+  chunk_interval_ms: 0,
+  reject: false,
+  error_code: 'service_unavailable',
+};
+
+/**
+ * Starts a text call: the model (404 model_unavailable unless it is a text model), the maximum output (the
+ * request's or the model default; above the model limit 422), the scenario (content review), the output, and
+ * the freeze of input price × input tokens + output price × maximum output tokens (402 before anything starts).
+ * @see reference "Text endpoints" and "Text billing"
+ */
+export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Record<string, unknown>, account: StoredAccount, scenarioHeader: string | undefined): TextCall {
+  const parsed = format.parse(body);
+  const model = ctx.textModels.find((m) => m.id === parsed.request.model);
+  if (!model) {
+    throw new ApiError('model_unavailable', `Model '${parsed.request.model}' does not exist or is not a text model open to the API.`);
+  }
+  const maxTokens = parsed.requestedMax ?? model.default_max_tokens;
+  if (maxTokens > model.max_output_tokens) {
+    throw new ApiError('invalid_params', `${parsed.maxField} is above the model limit of ${model.max_output_tokens}`, [
+      { field: parsed.maxField, message: `must be <= ${model.max_output_tokens} for ${model.id}` },
+    ]);
+  }
+  const scenario = selectScenario(ctx.scenarios, { model: model.id, accountId: account.id, input: {}, metadata: {}, header: scenarioHeader });
+  const behaviour = { ...DEFAULT_BEHAVIOUR, ...scenario.text };
+  if (behaviour.reject) throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
+  const generated = generate(
+    { ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) },
+    { ...(behaviour.text !== undefined ? { text: behaviour.text } : {}), ...(behaviour.output_tokens !== undefined ? { outputTokens: behaviour.output_tokens } : {}) },
+  );
+  const nowMs = ctx.clock.now();
+  const frozen = tokenPoints(model, generated.inputTokens, maxTokens);
+  const callId = ctx.requestId;
+  move(ctx.data, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
+
+  let settled: { frozen: Points; charged: Points; refunded: Points } | null = null;
+  const finish = (charged: Points): { frozen: Points; charged: Points; refunded: Points } => {
+    if (settled) return settled;
+    const refunded = sub(frozen, charged);
+    const at = ctx.clock.now();
+    if (charged !== ZERO) move(ctx.data, account.id, { kind: 'charge', points: charged, callId, atMs: at });
+    if (refunded !== ZERO) move(ctx.data, account.id, { kind: 'refund', points: refunded, callId, atMs: at });
+    settled = { frozen, charged, refunded };
+    return settled;
+  };
+  return {
+    view: {
+      id: ids.textCallId(ctx.random, format.idPrefix),
+      model: model.snapshot,
+      createdSeconds: Math.floor(nowMs / 1000),
+      generated,
+      includeUsage: parsed.includeUsage,
+      echo: body,
+    },
+    parsed,
+    behaviour,
+    frozen,
+    settle: (outputTokens) => finish(tokenPoints(model, generated.inputTokens, outputTokens)),
+    refundAll: () => finish(ZERO),
+  };
+}

@@ -1,0 +1,76 @@
+import type { SseEvent } from '../sse.ts';
+import { textOf } from './text-of.ts';
+import type { TextCallView, TextFormat } from './types.ts';
+
+interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  system?: unknown;
+  messages: { role: string; content: unknown }[];
+  stop_sequences?: string[];
+  stream?: boolean;
+}
+
+const STOP_REASON = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'end_turn' } as const;
+
+/** @see reference "POST /v1/messages" and "Streaming" (Messages-style) */
+export const messagesFormat: TextFormat = {
+  name: 'messages',
+  requestSchema: 'MessageRequest',
+  idPrefix: 'svcmsg_',
+  parse(raw) {
+    const body = raw as unknown as MessagesBody;
+    const system = body.system === undefined ? [] : [textOf(body.system)];
+    return {
+      request: {
+        model: body.model,
+        prompt: [...system, ...body.messages.map((m) => textOf(m.content))],
+        stop: body.stop_sequences ?? [],
+        seed: null,
+        responseFormat: null,
+        forcedTool: null,
+      },
+      requestedMax: body.max_tokens,
+      maxField: 'max_tokens',
+      stream: body.stream === true,
+      includeUsage: false,
+    };
+  },
+  body(call) {
+    return {
+      ...message(call),
+      content: [{ type: 'text', text: call.generated.pieces.join('') }],
+      stop_reason: STOP_REASON[call.generated.finish],
+      stop_sequence: call.generated.stopSequence,
+      usage: { input_tokens: call.generated.inputTokens, output_tokens: call.generated.outputTokens },
+    };
+  },
+  events(call) {
+    const events: SseEvent[] = [
+      {
+        event: 'message_start',
+        data: { message: { ...message(call), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: call.generated.inputTokens, output_tokens: 0 } } },
+      },
+      { event: 'content_block_start', data: { index: 0, content_block: { type: 'text', text: '' } } },
+      { event: 'ping', data: {} },
+      ...call.generated.pieces.map((text) => ({ event: 'content_block_delta', data: { index: 0, delta: { type: 'text_delta', text } }, tokens: 1 })),
+      { event: 'content_block_stop', data: { index: 0 } },
+      {
+        event: 'message_delta',
+        data: {
+          delta: { stop_reason: STOP_REASON[call.generated.finish], stop_sequence: call.generated.stopSequence },
+          usage: { output_tokens: call.generated.outputTokens },
+        },
+      },
+      { event: 'message_stop', data: {} },
+    ];
+    return events.map((e) => ({ ...e, data: { type: e.event, ...(e.data as object) } }));
+  },
+  errorEvents(errorBody) {
+    return [{ event: 'error', data: errorBody }];
+  },
+};
+
+function message(call: TextCallView): Record<string, unknown> {
+  return { id: call.id, type: 'message', role: 'assistant', model: call.model };
+}

@@ -1,0 +1,110 @@
+import type { SseEvent } from '../sse.ts';
+import { textOf } from './text-of.ts';
+import type { TextCallView, TextFormat } from './types.ts';
+
+interface ResponsesBody {
+  model: string;
+  input: string | { role: string; content: unknown }[];
+  instructions?: string | null;
+  max_output_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  stream?: boolean | null;
+}
+
+/**
+ * @see reference "POST /v1/responses" and "Streaming" (Responses-style): no server-side storage (`store` is
+ * always false); every event has a sequence_number.
+ */
+export const responsesFormat: TextFormat = {
+  name: 'responses',
+  requestSchema: 'ResponseRequest',
+  idPrefix: 'svcresp_',
+  parse(raw) {
+    const body = raw as unknown as ResponsesBody;
+    const input = typeof body.input === 'string' ? [body.input] : body.input.map((m) => textOf(m.content));
+    return {
+      request: {
+        model: body.model,
+        prompt: [...(body.instructions ? [body.instructions] : []), ...input],
+        stop: [],
+        seed: null,
+        responseFormat: null,
+        forcedTool: null,
+      },
+      requestedMax: body.max_output_tokens ?? null,
+      maxField: 'max_output_tokens',
+      stream: body.stream === true,
+      includeUsage: false,
+    };
+  },
+  body: (call) => response(call, 'final'),
+  events(call) {
+    const itemId = messageId(call);
+    const text = call.generated.pieces.join('');
+    const part = (done: boolean) => ({ type: 'output_text', text: done ? text : '', annotations: [] });
+    const at = { item_id: itemId, output_index: 0, content_index: 0 };
+    const events: SseEvent[] = [
+      { event: 'response.created', data: { response: response(call, 'in_progress') } },
+      { event: 'response.in_progress', data: { response: response(call, 'in_progress') } },
+      { event: 'response.output_item.added', data: { output_index: 0, item: item(call, 'in_progress') } },
+      { event: 'response.content_part.added', data: { ...at, part: part(false) } },
+      ...call.generated.pieces.map((delta) => ({ event: 'response.output_text.delta', data: { ...at, delta, logprobs: [] }, tokens: 1 })),
+      { event: 'response.output_text.done', data: { ...at, text, logprobs: [] } },
+      { event: 'response.content_part.done', data: { ...at, part: part(true) } },
+      { event: 'response.output_item.done', data: { output_index: 0, item: item(call, 'final') } },
+    ];
+    const final = response(call, 'final');
+    events.push({ event: final['status'] === 'incomplete' ? 'response.incomplete' : 'response.completed', data: { response: final } });
+    return events.map((e, i) => ({ ...e, data: { type: e.event, sequence_number: i, ...(e.data as object) } }));
+  },
+  errorEvents(errorBody, nextSequence) {
+    return [{ event: 'error', data: { type: 'error', sequence_number: nextSequence, ...errorBody } }];
+  },
+};
+
+const messageId = (call: TextCallView): string => `msg_${call.id.slice('svcresp_'.length)}`;
+const truncated = (call: TextCallView): boolean => call.generated.finish === 'length';
+
+function item(call: TextCallView, stage: 'in_progress' | 'final'): Record<string, unknown> {
+  const done = stage === 'final';
+  return {
+    id: messageId(call),
+    type: 'message',
+    status: !done ? 'in_progress' : truncated(call) ? 'incomplete' : 'completed',
+    role: 'assistant',
+    content: done ? [{ type: 'output_text', text: call.generated.pieces.join(''), annotations: [] }] : [],
+  };
+}
+
+function response(call: TextCallView, stage: 'in_progress' | 'final'): Record<string, unknown> {
+  const done = stage === 'final';
+  const { inputTokens, outputTokens } = call.generated;
+  return {
+    id: call.id,
+    object: 'response',
+    created_at: call.createdSeconds,
+    status: !done ? 'in_progress' : truncated(call) ? 'incomplete' : 'completed',
+    error: null,
+    incomplete_details: done && truncated(call) ? { reason: 'max_output_tokens' } : null,
+    instructions: call.echo['instructions'] ?? null,
+    max_output_tokens: call.echo['max_output_tokens'] ?? null,
+    model: call.model,
+    output: done ? [item(call, 'final')] : [],
+    parallel_tool_calls: false,
+    temperature: call.echo['temperature'] ?? null,
+    top_p: call.echo['top_p'] ?? null,
+    tool_choice: 'none',
+    tools: [],
+    store: false,
+    usage: done
+      ? {
+          input_tokens: inputTokens,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: outputTokens,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: inputTokens + outputTokens,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,41 @@
+import type { ApiError } from '../../errors/index.ts';
+import type { Generated, TextRequest } from '../generate.ts';
+import type { SseEvent } from '../sse.ts';
+
+/** A text call as parsed from one of the three formats. */
+export interface ParsedCall {
+  request: Omit<TextRequest, 'maxTokens'>;
+  /** The maximum the call asked for, or null for the model default. */
+  requestedMax: number | null;
+  /** Field that carried the maximum, for the 422 above the model limit. */
+  maxField: string;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+/** A finished (or finishing) call, ready to be written in its format. */
+export interface TextCallView {
+  id: string;
+  /** The model as the response names it. */
+  model: string;
+  createdSeconds: number;
+  generated: Generated;
+  includeUsage: boolean;
+  /** Request fields some formats echo back. */
+  echo: Record<string, unknown>;
+}
+
+/** One request format: how it reads a checked body, and how it writes answers, streams and stream errors. */
+export interface TextFormat {
+  name: 'chat' | 'responses' | 'messages';
+  /** Schema of the request body in openapi/service.yaml. */
+  requestSchema: string;
+  idPrefix: string;
+  parse(body: Record<string, unknown>): ParsedCall;
+  body(call: TextCallView): Record<string, unknown>;
+  events(call: TextCallView): SseEvent[];
+  /** The stream's error event(s), given the error body of the format. */
+  errorEvents(errorBody: Record<string, unknown>, nextSequence: number): SseEvent[];
+}
+
+export type { ApiError };

@@ -1,0 +1,25 @@
+/** One server-sent event: an optional name and its data (an object is sent as JSON). */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+  /** Output tokens this event delivers (content deltas), for pacing, mid-stream errors and disconnects. */
+  tokens?: number;
+}
+
+/**
+ * The one SSE encoder: `event:` and `data:` lines, data split on line breaks, a blank line after each event.
+ * @see reference "Streaming"
+ */
+export function encodeEvent(event: SseEvent): string {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`);
+  return `${event.event ? `event: ${event.event}\n` : ''}${lines.join('\n')}\n\n`;
+}
+
+/** @see reference "Streaming": reverse proxies must not buffer. */
+export const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+} as const;
