@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { concurrentStreams } from './text-streams.ts';
+import type { StreamFigures } from './text-streams.ts';
 
 const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
@@ -74,7 +76,13 @@ const SUBMIT = JSON.stringify({
   input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true },
 });
 
-async function benchEmulator(label: string, storeArgs: string[]): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[] }> {
+const CHAT = JSON.stringify({ model: 'svc-text-pro', messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 64 });
+
+async function benchEmulator(
+  label: string,
+  storeArgs: string[],
+  withText = false,
+): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[]; streams?: StreamFigures }> {
   const server = await startServer(
     [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, ...storeArgs],
     '/_emulator/health',
@@ -87,7 +95,9 @@ async function benchEmulator(label: string, storeArgs: string[]): Promise<{ star
       await load(`${label}: GET /v1/tasks/{id}`, { url: `${server.base}/v1/tasks/${String(task['id'])}`, headers }),
       await load(`${label}: POST /v1/tasks`, { url: `${server.base}/v1/tasks`, method: 'POST', headers, body: SUBMIT }),
     ];
-    return { startupMs: server.startupMs, rows };
+    if (!withText) return { startupMs: server.startupMs, rows };
+    rows.push(await load(`${label}: POST /v1/chat/completions`, { url: `${server.base}/v1/chat/completions`, method: 'POST', headers, body: CHAT }));
+    return { startupMs: server.startupMs, rows, streams: await concurrentStreams(server.base, key) };
   } finally {
     server.child.kill('SIGKILL');
   }
@@ -119,7 +129,7 @@ async function main(): Promise<void> {
   } finally {
     bareExpress.child.kill('SIGKILL');
   }
-  const memory = await benchEmulator('memory store', ['--memory']);
+  const memory = await benchEmulator('memory store', ['--memory'], true);
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
   let file;
   try {
@@ -137,6 +147,13 @@ async function main(): Promise<void> {
   for (const row of [baselineRow, expressRow, ...memory.rows, ...file.rows]) {
     const share = ((row.rps / baselineRow.rps) * 100).toFixed(0);
     console.log(line(row.name, `${row.rps.toFixed(0).padStart(7)} req/s  p99 ${row.p99} ms  (${share}% of ceiling)`));
+  }
+
+  const streams = memory.streams;
+  if (streams) {
+    console.log('');
+    console.log(line(`${streams.streams} concurrent streams of 500 tokens`, `total ${(streams.totalMs / 1000).toFixed(2)} s, ${streams.tokens} tokens`));
+    console.log(line('  time to first byte', `p50 ${streams.ttfbP50Ms.toFixed(0)} ms, p99 ${streams.ttfbP99Ms.toFixed(0)} ms`));
   }
 
   const run = await lifecycle();

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import {
+  adminCallsRoutes,
   adminRoutes,
   adminTasksRoutes,
   adminWebhooksRoutes,
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Express {
   admin.use(adminRoutes(deps));
   admin.use(adminTasksRoutes(deps));
   admin.use(adminWebhooksRoutes(deps));
+  admin.use(adminCallsRoutes(deps));
   admin.use(notFound);
   app.use('/_emulator', admin);
 

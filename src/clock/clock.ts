@@ -27,8 +27,8 @@ export interface Clock {
    */
   wallNow(): number;
   /**
-   * Resolves after `ms` of real time, whatever the virtual clock does: latency on the wire (the time to a text
-   * stream's first token) is real even on a manual clock.
+   * Resolves after `ms` of real time (0: at the next turn of the event loop), whatever the virtual clock does:
+   * latency on the wire (the time to a text stream's first token) is real even on a manual clock.
    */
   wait(ms: number): Promise<void>;
   /** Jobs waiting (canceled ones may still be counted until they reach the front). */
@@ -125,7 +125,8 @@ export function createClock(options: ClockOptions): Clock {
         : drain(now, () => undefined);
     },
     wallNow: () => Date.now(),
-    wait: (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()),
+    // Even no latency yields to the event loop, so concurrent streams interleave instead of queuing.
+    wait: (ms) => new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve))),
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
       if (options.mode === 'manual') {

@@ -12,7 +12,10 @@ import { requestIdOf } from './request-id.ts';
 export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHandler {
   return (req, res, next) => {
     const atMs = deps.clock.now();
-    res.once('close', () => {
+    let written = false;
+    const write = (): void => {
+      if (written) return;
+      written = true;
       const details = callDetailsOf(res);
       const account = res.locals['account'] as { id: string } | undefined;
       const body = res.locals['errorCode'] as string | undefined;
@@ -29,7 +32,10 @@ export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHand
         ...(details.task_id ? { task_id: details.task_id } : {}),
       };
       void deps.store.commit();
-    });
+    };
+    // 'finish' when the answer is handed over (before the client reads it), 'close' when the client went first.
+    res.once('finish', write);
+    res.once('close', write);
     next();
   };
 }

@@ -4,6 +4,7 @@ export { textRoutes } from './text-routes.ts';
 export { callRecords } from './call-records.ts';
 export { uploadRoutes, fileServingRoutes } from './files-routes.ts';
 export { adminRoutes } from './admin-routes.ts';
+export { adminCallsRoutes } from './admin-calls-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { apiKeyAuth } from './api-key.ts';

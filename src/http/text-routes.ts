@@ -89,7 +89,9 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
         res.end();
         return;
       }
-      await deps.clock.wait(chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms);
+      const delay = chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms;
+      // Without latency, yield now and then so concurrent streams interleave, without a write per turn.
+      if (delay > 0 || chunks % 32 === 0) await deps.clock.wait(delay);
     }
     if (closed) break;
     const flushed = res.write(encodeEvent(event));
