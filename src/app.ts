@@ -10,6 +10,12 @@ import {
   errorHandler,
   fileServingRoutes,
   jsonBody,
+  modelPermission,
+  rateLimit,
+  requestSigning,
+  parseJsonBody,
+  readBody,
+  UPLOAD_BODY_LIMIT,
   modelsRoutes,
   notFound,
   requestIds,
@@ -35,9 +41,13 @@ export function createApp(deps: AppDeps): Express {
   v1.use(callRecords(deps));
   // Authentication comes before reading the body: a bad key is refused whatever it sent.
   v1.use(apiKeyAuth(deps.store));
-  // Uploads parse their own (larger, or multipart) bodies.
+  v1.use(readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : deps.config.bodyLimit)));
+  // The order of checks: authentication, signing, rate, model permission, validation, quota, points, concurrency.
+  v1.use(requestSigning(deps));
+  v1.use(rateLimit(deps));
+  v1.use(parseJsonBody);
+  v1.use(modelPermission);
   v1.use(uploadRoutes(deps));
-  v1.use(jsonBody(deps.config.bodyLimit));
   v1.use(tasksRoutes(deps));
   v1.use(modelsRoutes(deps));
   v1.use(textRoutes(deps));

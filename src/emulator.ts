@@ -12,6 +12,7 @@ import type { Contract } from './contract/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { commit } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
+import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
@@ -119,6 +120,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
     virtualTimestamps: options.webhookTimestamps === 'virtual',
   });
+  const concurrency = createConcurrency();
+  concurrency.rebuild(store.data);
+  // Finished work stops counting toward concurrency; the key's quota keeps only what was charged.
+  engine.onTerminal((stored, atMs) => {
+    const key = stored.key ? store.data.keys[stored.key] : null;
+    finished(concurrency, key, stored.account_id, stored.quota_taken ?? stored.task.points.frozen, stored.task.points.charged, atMs);
+  });
   engine.onTerminal(webhooks.taskFinished);
   engine.resume();
   files.resume();
@@ -138,6 +146,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     textModels: loadTextModels(),
     webhooks,
     resolveHost: options.resolveHost ?? resolveWithDns,
+    concurrency,
+    rateLimiter: createRateLimiter(),
+    nonces: createNonceCache(),
   });
 
   let closed = false;

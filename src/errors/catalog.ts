@@ -7,6 +7,18 @@ export const ERROR_CATALOG = {
   bad_request: { status: 400, message: 'The request body is not a valid JSON object.' },
   invalid_api_key: { status: 401, message: 'Missing or unknown API key.', emulatorDefined: true },
   unauthorized: { status: 401, message: 'Missing or wrong admin token.', emulatorDefined: true },
+  signature_required: {
+    status: 401,
+    message: 'This key signs its requests: send X-Svc-Timestamp, X-Svc-Nonce and X-Svc-Signature.',
+    emulatorDefined: true,
+  },
+  signature_invalid: { status: 401, message: 'The request signature does not match.', emulatorDefined: true },
+  signature_expired: {
+    status: 401,
+    message: 'X-Svc-Timestamp is more than 5 minutes from the current time.',
+    emulatorDefined: true,
+  },
+  nonce_reused: { status: 401, message: 'This X-Svc-Nonce was already used.', emulatorDefined: true },
   insufficient_points: { status: 402, message: 'Not enough points; nothing was frozen.' },
   key_quota_exceeded: { status: 402, message: "The key's quota is used up." },
   permission_denied: { status: 403, message: "The key's callable models exclude this model." },

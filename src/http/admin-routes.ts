@@ -74,6 +74,8 @@ export function adminRoutes(deps: AppDeps): Router {
     seedStore(fresh, deps.random, clock.now());
     await store.replace(fresh);
     deps.blobs.clear();
+    deps.concurrency.rebuild(fresh);
+    deps.rateLimiter.clear();
     res.json({ ok: true, accounts: Object.keys(fresh.accounts).length, keys: Object.keys(fresh.keys).length });
   });
 

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { accountForKey } from '../accounts/index.ts';
 import { ApiError } from '../errors/index.ts';
-import type { Store, StoredAccount } from '../store/index.ts';
+import type { Store, StoredAccount, StoredKey } from '../store/index.ts';
 
 /**
  * `Authorization: Bearer <key>` on every /v1 route; `x-api-key` also on /v1/messages. A missing or unknown key
@@ -19,10 +19,11 @@ export function apiKeyAuth(store: Store): RequestHandler {
         key ? 'The API key is not valid.' : 'Send the API key as Authorization: Bearer <API_KEY>.',
       );
     }
-    res.locals['apiKey'] = key;
+    res.locals['apiKey'] = store.data.keys[key];
     res.locals['account'] = account;
     next();
   };
 }
 
 export const accountOf = (res: Response): StoredAccount => res.locals['account'] as StoredAccount;
+export const keyOf = (res: Response): StoredKey => res.locals['apiKey'] as StoredKey;

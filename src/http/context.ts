@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/index.ts';
 import type { Contract } from '../contract/index.ts';
 import type { BlobStore, FileKeeper } from '../files/index.ts';
+import type { Concurrency, NonceCache, RateLimiter } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import type { Random } from '../random/index.ts';
 import type { ScenarioRegistry } from '../scenarios/index.ts';
@@ -37,6 +38,9 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** How callback addresses' names are resolved for the internal-address guard. */
   resolveHost: ResolveHost;
+  concurrency: Concurrency;
+  rateLimiter: RateLimiter;
+  nonces: NonceCache;
 }
 
 /** Persists every change made so far, with the clock's position, before a route answers. */

@@ -6,11 +6,14 @@ import { ApiError } from '../errors/index.ts';
 import { accountOf } from './api-key.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
-import { jsonBody, requireObjectBody } from './json-body.ts';
+import { rawBodyOf, requireObjectBody } from './json-body.ts';
 import { readMultipart } from './multipart.ts';
 
 /** The largest input file any model takes (videos and audio, 50MB). */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/** Base64 grows a file by a third, plus room for the other fields and multipart boundaries. */
+export const UPLOAD_BODY_LIMIT = `${Math.ceil((MAX_UPLOAD_BYTES * 4) / 3 / 1024 + 64)}kb`;
 
 interface UploadFields {
   filename?: string;
@@ -23,21 +26,12 @@ interface UploadFields {
 
 /**
  * `POST /v1/files` (JSON with Base64 content, or multipart/form-data with a `file` part): the body shapes are
- * the emulator's, in openapi/service.yaml. Mounted before the general JSON parser, which would refuse both
- * the size and the multipart type.
+ * the emulator's, in openapi/service.yaml. Its body may be larger than others (UPLOAD_BODY_LIMIT).
  * @see reference "Other endpoints": POST /v1/files
  */
 export function uploadRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
   const router = Router();
-  // Base64 grows a file by a third, plus room for the other fields.
-  const parseJson = jsonBody(`${Math.ceil((MAX_UPLOAD_BYTES * 4) / 3 / 1024 + 64)}kb`);
-
-  router.post('/files', (req, res, next) => {
-    if (req.is('multipart/form-data')) next();
-    else parseJson(req, res, next);
-  });
-
   router.post('/files', async (req, res) => {
     const account = accountOf(res);
     let fields: UploadFields;
@@ -45,7 +39,7 @@ export function uploadRoutes(deps: AppDeps): Router {
     let filename: string;
     let mimeType: string;
     if (req.is('multipart/form-data')) {
-      const upload = await readMultipart(req, MAX_UPLOAD_BYTES);
+      const upload = await readMultipart(req, rawBodyOf(req) ?? Buffer.alloc(0), MAX_UPLOAD_BYTES);
       const schema = contract.documents.service.components?.schemas?.['UploadFileMultipart'] as JsonSchema;
       const properties = schema['properties'] as Record<string, JsonSchema>;
       const raw = Object.fromEntries(

@@ -4,37 +4,71 @@ import { ApiError, endpointGroup } from '../errors/index.ts';
 
 interface BodyParserError {
   type?: string;
-  status?: number;
 }
 
+/** The exact bytes a request sent (request signatures are over them), or undefined for no body. */
+export const rawBodyOf = (req: Request): Buffer | undefined => (req as Request & { rawBody?: Buffer }).rawBody;
+
 /**
- * Parses JSON bodies and turns every way a body can be wrong into a documented 4xx: malformed JSON and
- * non-object bodies are 400 bad_request, a wrong content type 415 (400 on text endpoints, whose rule is "a body
- * that is not a valid JSON object gives 400"), and an oversized body 413.
+ * Reads the body's bytes, whatever their type, up to a limit (413 payload_too_large beyond it). Parsing comes
+ * later, after request signatures are checked over these bytes.
  */
-export function jsonBody(limit: string): RequestHandler {
-  const parse = express.json({ limit, strict: false, type: () => true });
+export function readBody(limitFor: (req: Request) => string): RequestHandler {
+  const readers = new Map<string, RequestHandler>();
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
-      req.body = undefined;
       next();
       return;
     }
-    const textEndpoint = endpointGroup(req.originalUrl) !== 'general';
-    if (!req.is('application/json') && !req.is('application/*+json')) {
-      next(
-        textEndpoint
-          ? new ApiError('bad_request', 'The request body must be a JSON object sent as application/json.')
-          : new ApiError('unsupported_media_type'),
-      );
-      return;
+    const limit = limitFor(req);
+    let read = readers.get(limit);
+    if (!read) {
+      read = express.raw({ limit, type: () => true });
+      readers.set(limit, read);
     }
-    parse(req, res, (err?: unknown) => {
-      if (err) next(bodyError(err as BodyParserError, limit));
-      else next();
+    read(req, res, (err?: unknown) => {
+      if (err) {
+        next(bodyError(err as BodyParserError, limit));
+        return;
+      }
+      (req as Request & { rawBody?: Buffer }).rawBody = req.body as Buffer;
+      req.body = undefined;
+      next();
     });
   };
 }
+
+/**
+ * Parses a read body as JSON and turns every way it can be wrong into a documented 4xx: malformed JSON is 400
+ * bad_request, a wrong content type 415 (400 on text endpoints, whose rule is "a body that is not a valid JSON
+ * object gives 400"). Multipart bodies are left to the route that takes them.
+ */
+export const parseJsonBody: RequestHandler = (req, _res, next) => {
+  const raw = rawBodyOf(req);
+  if (raw === undefined || req.is('multipart/form-data')) {
+    next();
+    return;
+  }
+  const textEndpoint = endpointGroup(req.originalUrl) !== 'general';
+  if (!req.is('application/json') && !req.is('application/*+json')) {
+    throw textEndpoint
+      ? new ApiError('bad_request', 'The request body must be a JSON object sent as application/json.')
+      : new ApiError('unsupported_media_type');
+  }
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
+  }
+  try {
+    req.body = JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    throw new ApiError('bad_request', 'The request body is not valid JSON.');
+  }
+  next();
+};
+
+/** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
+export const jsonBody = (limit: string): RequestHandler[] => [readBody(() => limit), parseJsonBody];
 
 /** The body must be a JSON object; routes that take no body accept none or an empty object. */
 export function requireObjectBody(req: Request): Record<string, unknown> {
@@ -57,6 +91,6 @@ function bodyError(err: BodyParserError, limit: string): ApiError {
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
     default:
-      return new ApiError('bad_request', 'The request body is not valid JSON.');
+      return new ApiError('bad_request', 'The request body cannot be read.');
   }
 }

@@ -8,10 +8,10 @@ export interface MultipartUpload {
 }
 
 /**
- * Reads a multipart/form-data body with busboy: text parts as fields, the part named `file` as the upload.
+ * Reads a multipart/form-data body (already read, for request signatures) with busboy: text parts as fields, the part named `file` as the upload.
  * Over `maxBytes` is 413 payload_too_large; a body busboy cannot read is 400 bad_request.
  */
-export function readMultipart(req: Request, maxBytes: number): Promise<MultipartUpload> {
+export function readMultipart(req: Request, body: Buffer, maxBytes: number): Promise<MultipartUpload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -44,6 +44,6 @@ export function readMultipart(req: Request, maxBytes: number): Promise<Multipart
     });
     parser.on('error', (err: Error) => reject(new ApiError('bad_request', `The multipart body cannot be read: ${err.message}.`)));
     parser.on('close', () => (failed ? reject(failed) : resolve({ fields, file })));
-    req.pipe(parser);
+    parser.end(body);
   });
 }

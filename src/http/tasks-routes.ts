@@ -5,6 +5,7 @@ import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
+import { admissionOf } from './key-checks.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
@@ -37,6 +38,7 @@ export function tasksRoutes(deps: AppDeps): Router {
         nowMs: clock.now(),
         allowInsecureWebhooks: deps.config.allowInsecureWebhooks,
         publicUrl: deps.config.publicUrl,
+        admission: admissionOf(deps, res),
       },
       account,
       submission,

@@ -7,6 +7,7 @@ import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
 import { amendCall, callDetailsOf } from './call-records.ts';
 import { commit } from './context.ts';
+import { admissionOf } from './key-checks.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
@@ -21,7 +22,16 @@ export function textRoutes(deps: AppDeps): Router {
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, requireObjectBody(req));
     const call = startTextCall(
-      { data: deps.store.data, clock: deps.clock, random: deps.random, scenarios: deps.scenarios, textModels: deps.textModels, requestId: requestIdOf(res) },
+      {
+        admission: admissionOf(deps, res),
+        concurrency: deps.concurrency,
+        data: deps.store.data,
+        clock: deps.clock,
+        random: deps.random,
+        scenarios: deps.scenarios,
+        textModels: deps.textModels,
+        requestId: requestIdOf(res),
+      },
       format,
       body,
       accountOf(res),

@@ -1,6 +1,7 @@
 import type { LedgerEntry, Points } from '../billing/index.ts';
 import type { CallRecord } from '../calls/records.ts';
 import type { MediaFixture } from '../files/fixtures.ts';
+import type { KeySettings, QuotaUse } from '../keys/settings.ts';
 import type { Scenario, TaskPlan } from '../scenarios/types.ts';
 import type { Task } from '../tasks/task.ts';
 
@@ -14,6 +15,8 @@ export interface StoredAccount {
   charged: Points;
   webhook_url: string | null;
   webhook_secret: string;
+  /** Running tasks plus text calls the account may have at once; null: no cap. */
+  concurrency?: number | null;
   /** Secrets replaced by a rotation, still signing until `until_ms` (24 clock hours). */
   previous_secrets?: { secret: string; until_ms: number }[];
   created_at: string;
@@ -23,6 +26,8 @@ export interface StoredKey {
   key: string;
   account_id: string;
   created_at: string;
+  settings?: KeySettings;
+  quota_use?: QuotaUse;
 }
 
 export interface StoredTask {
@@ -37,6 +42,9 @@ export interface StoredTask {
   plan: TaskPlan;
   /** The submission's callback address (not part of the task object). */
   webhook_url?: string | null;
+  /** The key that submitted it (quota, concurrency), and what its quota gave at submission. */
+  key?: string | null;
+  quota_taken?: Points;
 }
 
 export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';

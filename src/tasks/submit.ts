@@ -6,6 +6,8 @@ import { ApiError, invalidParams } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { checkFileParams } from '../files/index.ts';
+import { admit } from '../keys/index.ts';
+import type { Admission } from '../keys/index.ts';
 import { planFor } from '../scenarios/index.ts';
 import type { Scenario } from '../scenarios/index.ts';
 import type { StoreData, StoredAccount, StoredTask } from '../store/index.ts';
@@ -20,6 +22,8 @@ export interface SubmitContext {
   allowInsecureWebhooks: boolean;
   /** The emulator's own address, to recognize its file addresses in file parameters. */
   publicUrl: string;
+  /** The key's quota and the concurrency caps, checked after the points. */
+  admission: Admission;
 }
 
 export interface SubmitResult {
@@ -76,7 +80,9 @@ export function submitTask(
   }
   const frozen = freezeAmount(submission.model.pricing, submission.input);
   const id = uniqueTaskId(data, ctx.random, nowMs);
-  move(data, account.id, { kind: 'freeze', points: frozen, taskId: id, atMs: nowMs }); // throws insufficient_points first
+  const admitted = admit(ctx.admission, frozen); // quota, points, concurrency: throws before any change
+  move(data, account.id, { kind: 'freeze', points: frozen, taskId: id, atMs: nowMs });
+  admitted.started();
   const task: Task = {
     id,
     object: 'task',
@@ -100,6 +106,8 @@ export function submitTask(
     created_ms: nowMs,
     started_ms: null,
     webhook_url: submission.webhook_url,
+    key: ctx.admission.key?.key ?? null,
+    quota_taken: frozen,
     plan: planFor(scenario, task.model),
   };
   if (idempotencySlot !== undefined) {

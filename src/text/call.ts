@@ -3,6 +3,8 @@ import { sub, tokenPoints, ZERO } from '../billing/index.ts';
 import type { Points } from '../billing/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
+import { admit, finished } from '../keys/index.ts';
+import type { Admission, Concurrency } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
@@ -13,6 +15,9 @@ import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
 import { generate } from './generate.ts';
 
 export interface TextCallContext {
+  /** The key's quota and the concurrency caps, checked after the points. */
+  admission: Admission;
+  concurrency: Concurrency;
   data: StoreData;
   clock: Clock;
   random: Random;
@@ -68,7 +73,9 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   const nowMs = ctx.clock.now();
   const frozen = tokenPoints(model, generated.inputTokens, maxTokens);
   const callId = ctx.requestId;
+  const admitted = admit(ctx.admission, frozen);
   move(ctx.data, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
+  admitted.started();
 
   let settled: { frozen: Points; charged: Points; refunded: Points } | null = null;
   const finish = (charged: Points): { frozen: Points; charged: Points; refunded: Points } => {
@@ -78,6 +85,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     if (charged !== ZERO) move(ctx.data, account.id, { kind: 'charge', points: charged, callId, atMs: at });
     if (refunded !== ZERO) move(ctx.data, account.id, { kind: 'refund', points: refunded, callId, atMs: at });
     settled = { frozen, charged, refunded };
+    finished(ctx.concurrency, ctx.admission.key, account.id, frozen, charged, at);
     return settled;
   };
   return {

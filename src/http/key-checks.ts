@@ -1,0 +1,69 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiError } from '../errors/index.ts';
+import { canonicalRequest, requestSignature, signaturesMatch, SIGNATURE_TOLERANCE_SECONDS } from '../keys/index.ts';
+import type { Admission } from '../keys/index.ts';
+import { accountOf, keyOf } from './api-key.ts';
+import type { AppDeps } from './context.ts';
+import { rawBodyOf } from './json-body.ts';
+
+/**
+ * Per-key settings, checked in the documented order around body parsing: signing (over the raw bytes), then
+ * the per-minute rate, then (once the body is parsed) the callable models. Quota, points and concurrency come
+ * last, where the work is admitted (src/keys/admission.ts).
+ * @see reference "Authentication" 2-3
+ */
+export function requestSigning(deps: Pick<AppDeps, 'clock' | 'nonces'>): RequestHandler {
+  return (req, res, next) => {
+    const secret = keyOf(res).settings?.signing_secret;
+    if (!secret) return next();
+    const timestamp = req.get('x-svc-timestamp');
+    const nonce = req.get('x-svc-nonce');
+    const signature = req.get('x-svc-signature');
+    if (!timestamp || !nonce || !signature) throw new ApiError('signature_required');
+    const nowSeconds = deps.clock.wallNow() / 1000;
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) {
+      throw new ApiError('signature_expired');
+    }
+    if (!/^[\x21-\x7e]{8,64}$/.test(nonce)) {
+      throw new ApiError('signature_invalid', 'X-Svc-Nonce must be 8 to 64 visible characters.');
+    }
+    const expected = requestSignature(secret, canonicalRequest(timestamp, nonce, req.method, req.originalUrl, rawBodyOf(req) ?? ''));
+    if (!signaturesMatch(signature, expected)) throw new ApiError('signature_invalid');
+    // Remembered as long as the timestamp could still pass, so a replay inside the tolerance is refused.
+    if (!deps.nonces.remember(keyOf(res).key, nonce, (Number(timestamp) + SIGNATURE_TOLERANCE_SECONDS) * 1000, deps.clock.wallNow())) {
+      throw new ApiError('nonce_reused');
+    }
+    next();
+  };
+}
+
+/** Requests per minute on the virtual clock; every request past signing counts, GET of a task included. */
+export function rateLimit(deps: Pick<AppDeps, 'clock' | 'rateLimiter'>): RequestHandler {
+  return (_req, res, next) => {
+    const key = keyOf(res);
+    const rpm = key.settings?.rpm;
+    if (rpm === null || rpm === undefined) return next();
+    const taken = deps.rateLimiter.take(key.key, rpm, deps.clock.now());
+    if (!taken.ok) {
+      throw new ApiError('rate_limited', `More than ${rpm} requests in a minute for this key.`, undefined, {
+        'Retry-After': String(taken.retryAfterSeconds),
+      });
+    }
+    next();
+  };
+}
+
+/** 403 permission_denied for a model outside the key's list (the body's `model`, where it has one). */
+export const modelPermission: RequestHandler = (req: Request, res: Response, next) => {
+  const models = keyOf(res).settings?.models;
+  const body: unknown = req.body;
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  if (models && typeof model === 'string' && !models.includes(model)) {
+    throw new ApiError('permission_denied', `This key may call ${models.join(', ')}; not '${model}'.`);
+  }
+  next();
+};
+
+export function admissionOf(deps: Pick<AppDeps, 'clock' | 'concurrency'>, res: Response): Admission {
+  return { key: keyOf(res), account: accountOf(res), concurrency: deps.concurrency, nowMs: deps.clock.now() };
+}

@@ -1,0 +1,54 @@
+import { cmp, sub } from '../billing/index.ts';
+import type { Points } from '../billing/index.ts';
+import { ApiError } from '../errors/index.ts';
+import type { StoredAccount, StoredKey } from '../store/index.ts';
+import type { Concurrency } from './concurrency.ts';
+import { giveBackQuota, takeQuota } from './quota.ts';
+
+/** Who is asking for work to start: the key (null for work the emulator starts itself) and its account. */
+export interface Admission {
+  key: StoredKey | null;
+  account: StoredAccount;
+  concurrency: Concurrency;
+  nowMs: number;
+}
+
+/**
+ * The last checks before work starts, in the documented order: the key's quota (402 key_quota_exceeded), the
+ * account's points (402 insufficient_points), the key's and account's concurrency (429 concurrency_limited).
+ * Nothing is taken until all pass; the caller then freezes and calls `started()`.
+ */
+export function admit(admission: Admission, points: Points): { started: () => void } {
+  const { key, account, nowMs } = admission;
+  // A copy: the quota is only checked here, and taken once everything has passed.
+  if (key) takeQuota({ ...key }, points, nowMs);
+  if (cmp(account.available, points) < 0) {
+    throw new ApiError(
+      'insufficient_points',
+      `This call needs ${points} points; ${account.available} are available. Nothing was frozen.`,
+    );
+  }
+  admission.concurrency.check(key?.key ?? '', key?.settings?.concurrency ?? null, account.id, account.concurrency ?? null);
+  return {
+    started() {
+      if (key) takeQuota(key, points, nowMs);
+      admission.concurrency.start(key?.key ?? null, account.id);
+    },
+  };
+}
+
+/** When work ends: it stops counting toward concurrency, and the quota keeps only what was charged. */
+export function finished(
+  concurrency: Concurrency,
+  key: StoredKey | null | undefined,
+  accountId: string,
+  taken: Points,
+  charged: Points,
+  nowMs: number,
+): void {
+  concurrency.end(key?.key ?? null, accountId);
+  if (!key) return;
+  if (cmp(taken, charged) > 0) giveBackQuota(key, sub(taken, charged), nowMs);
+  // A settlement beyond the freeze is collected whatever the quota says, and counts against it.
+  else if (cmp(charged, taken) > 0) takeQuota(key, sub(charged, taken), nowMs, true);
+}

@@ -1,0 +1,16 @@
+export { periodStart, nextPeriodStart } from './periods.ts';
+export type { QuotaPeriod } from './periods.ts';
+export { NO_SETTINGS } from './settings.ts';
+export type { KeySettings, QuotaUse } from './settings.ts';
+export { takeQuota, giveBackQuota, quotaView } from './quota.ts';
+export { createRateLimiter } from './rate.ts';
+export type { RateLimiter } from './rate.ts';
+export { createConcurrency } from './concurrency.ts';
+export type { Concurrency } from './concurrency.ts';
+export { canonicalRequest, requestSignature, signaturesMatch, SIGNATURE_TOLERANCE_SECONDS } from './signature.ts';
+export { signRequest } from './sign-request.ts';
+export type { SignRequestOptions } from './sign-request.ts';
+export { createNonceCache } from './nonces.ts';
+export type { NonceCache } from './nonces.ts';
+export { admit, finished } from './admission.ts';
+export type { Admission } from './admission.ts';
