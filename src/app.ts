@@ -2,6 +2,7 @@ import express from 'express';
 import type { Express } from 'express';
 import {
   adminCallsRoutes,
+  adminKeysRoutes,
   adminRoutes,
   adminTasksRoutes,
   adminWebhooksRoutes,
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
   const admin = express.Router();
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(adminRoutes(deps));
+  admin.use(adminKeysRoutes(deps));
   admin.use(adminTasksRoutes(deps));
   admin.use(adminWebhooksRoutes(deps));
   admin.use(adminCallsRoutes(deps));

@@ -9,6 +9,7 @@ import { createClock } from './clock/index.ts';
 import type { Clock, ClockMode } from './clock/index.ts';
 import { createContract } from './contract/index.ts';
 import type { Contract } from './contract/index.ts';
+import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { commit } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
@@ -131,6 +132,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   engine.resume();
   files.resume();
   webhooks.resume();
+  keepRecordsFor30Days(clock, store);
 
   const app = createApp({
     clock,

@@ -8,6 +8,8 @@ import type { Points } from '../billing/index.ts';
 export interface CallRecord {
   request_id: string;
   at: string;
+  /** The key the request carried, when it was a known one. */
+  key: string | null;
   account_id: string | null;
   method: string;
   path: string;
@@ -24,6 +26,8 @@ export interface CallRecord {
     content?: { prompt: string[]; output: string };
   };
   task_id?: string;
+  /** Real milliseconds from the request to the end of its answer. */
+  latency_ms: number;
 }
 
 /** What a route adds to its call's record (`res.locals.call`). */

@@ -2,28 +2,39 @@ import { Router } from 'express';
 import { ApiError } from '../errors/index.ts';
 import type { AppDeps } from './context.ts';
 
-/** Call records from the control API: by request id, or listed newest first with filters. */
+/** Call records from the control API: by request id, or listed newest first with filters and pages. */
 export function adminCallsRoutes(deps: AppDeps): Router {
   const { contract, store } = deps;
   const router = Router();
 
-  router.get('/calls', (req, res) => {
-    const query = contract.parameters('listCalls', 'query', req.query as Record<string, unknown>, 'admin');
+  router.get('/records', (req, res) => {
+    const query = contract.parameters('listRecords', 'query', req.query as Record<string, unknown>, 'admin');
     const limit = Number(query['limit']);
+    const skip = (Number(query['page']) - 1) * limit;
     const matches = [];
     const all = Object.values(store.data.calls);
-    for (let i = all.length - 1; i >= 0 && matches.length < limit; i--) {
+    // Newest first, stopping as soon as the page and one more are found.
+    for (let i = all.length - 1; i >= 0 && matches.length <= skip + limit; i--) {
       const call = all[i];
       if (!call) continue;
       if (query['account'] !== undefined && call.account_id !== query['account']) continue;
+      if (query['key'] !== undefined && call.key !== query['key']) continue;
       if (query['path'] !== undefined && call.path !== query['path']) continue;
       if (query['status'] !== undefined && call.status !== query['status']) continue;
+      if (query['model'] !== undefined && call.model !== query['model']) continue;
+      if (query['error_code'] !== undefined && call.error_code !== query['error_code']) continue;
       matches.push(call);
     }
-    res.json({ object: 'list', data: matches });
+    res.json({
+      object: 'list',
+      data: matches.slice(skip, skip + limit),
+      page: query['page'],
+      limit,
+      has_more: matches.length > skip + limit,
+    });
   });
 
-  router.get('/calls/:id', (req, res) => {
+  router.get('/records/:id', (req, res) => {
     const call = Object.hasOwn(store.data.calls, req.params.id) ? store.data.calls[req.params.id] : undefined;
     if (!call) throw new ApiError('not_found', `No call record '${req.params.id}'.`);
     res.json(call);

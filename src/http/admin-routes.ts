@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
-import { createAccount, createKey, findAccount, seedStore } from '../accounts/index.ts';
+import { createAccount, findAccount, seedStore } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
@@ -61,14 +61,6 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json({ object: 'list', data: store.data.ledger.filter((e) => e.account_id === account.id) });
   });
 
-  router.post('/accounts/:id/keys', async (req, res) => {
-    const account = findAccount(store.data, req.params.id);
-    contract.body('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
-    const key = createKey(store.data, deps.random, clock.now(), account.id);
-    await commit(deps);
-    res.status(201).json(key);
-  });
-
   router.post('/reset', async (_req, res) => {
     const fresh = emptyData();
     seedStore(fresh, deps.random, clock.now());
@@ -87,6 +79,7 @@ export function accountView(account: StoredAccount): Record<string, unknown> {
   return {
     object: 'account',
     ...rest,
+    concurrency: account.concurrency ?? null,
     previous_webhook_secrets: (previous_secrets ?? []).map((p) => ({ secret: p.secret, expires_at: formatTime(p.until_ms) })),
   };
 }

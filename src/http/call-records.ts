@@ -12,16 +12,19 @@ import { requestIdOf } from './request-id.ts';
 export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHandler {
   return (req, res, next) => {
     const atMs = deps.clock.now();
+    const startedWall = deps.clock.wallNow();
     let written = false;
     const write = (): void => {
       if (written) return;
       written = true;
       const details = callDetailsOf(res);
       const account = res.locals['account'] as { id: string } | undefined;
+      const key = res.locals['apiKey'] as { key: string } | undefined;
       const body = res.locals['errorCode'] as string | undefined;
       deps.store.data.calls[requestIdOf(res)] = {
         request_id: requestIdOf(res),
         at: formatTime(atMs),
+        key: key?.key ?? null,
         account_id: account?.id ?? null,
         method: req.method,
         path: req.originalUrl.split('?')[0] ?? req.originalUrl,
@@ -30,6 +33,7 @@ export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHand
         model: details.model ?? null,
         ...(details.text ? { text: details.text } : {}),
         ...(details.task_id ? { task_id: details.task_id } : {}),
+        latency_ms: deps.clock.wallNow() - startedWall,
       };
       void deps.store.commit();
     };

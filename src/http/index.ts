@@ -5,6 +5,7 @@ export { callRecords } from './call-records.ts';
 export { uploadRoutes, fileServingRoutes, UPLOAD_BODY_LIMIT } from './files-routes.ts';
 export { adminRoutes } from './admin-routes.ts';
 export { adminCallsRoutes } from './admin-calls-routes.ts';
+export { adminKeysRoutes } from './admin-keys-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { apiKeyAuth } from './api-key.ts';

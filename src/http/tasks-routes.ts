@@ -5,6 +5,7 @@ import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
+import { callDetailsOf } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
@@ -46,6 +47,8 @@ export function tasksRoutes(deps: AppDeps): Router {
       scenario,
     );
     if (!replayed) engine.schedule(stored);
+    callDetailsOf(res).task_id = task.id;
+    callDetailsOf(res).model = task.model;
     // A replay waits for the first request's write too: nothing is acknowledged before it is stored.
     await commit(deps);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');

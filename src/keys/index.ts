@@ -14,3 +14,5 @@ export { createNonceCache } from './nonces.ts';
 export type { NonceCache } from './nonces.ts';
 export { admit, finished } from './admission.ts';
 export type { Admission } from './admission.ts';
+export { applySettings, keyView } from './manage.ts';
+export type { SettingsPatch } from './manage.ts';
