@@ -6,3 +6,5 @@ export { createClock, formatTime } from './clock/index.ts';
 export type { Clock, ClockMode } from './clock/index.ts';
 export { openStore } from './store/index.ts';
 export type { Store } from './store/index.ts';
+export { signRequest } from './keys/index.ts';
+export type { SignRequestOptions } from './keys/index.ts';
