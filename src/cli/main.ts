@@ -1,5 +1,6 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { VERSION } from '../version.ts';
+import { conformance, CONFORMANCE_HELP, parseConformanceOptions } from './conformance.ts';
 import { parseReceiveOptions, receive, RECEIVE_HELP } from './receive.ts';
 import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
 import { start } from './start.ts';
@@ -11,9 +12,11 @@ Usage: svc-emulator <command> [options]
 Commands:
   start     run the emulator (svc-emulator start --help for its options)
   receive   a local callback receiver that verifies signatures (svc-emulator receive --help)
+  conformance  check a deployment against the contract (svc-emulator conformance --help)
 
 ${START_HELP}
-${RECEIVE_HELP}`;
+${RECEIVE_HELP}
+${CONFORMANCE_HELP}`;
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -25,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     }
     if (command === 'start') return await start(parseStartOptions(rest, process.env));
     if (command === 'receive') return await receive(parseReceiveOptions(rest, process.env));
+    if (command === 'conformance') process.exit(await conformance(parseConformanceOptions(rest)));
     throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   } catch (err) {
     if (err instanceof HelpRequested) {

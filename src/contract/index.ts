@@ -16,7 +16,8 @@ export type { TaskModelSpec } from './task-models.ts';
 export type { TaskSubmission } from './submit.ts';
 export type { DocumentName, JsonSchema } from './documents.ts';
 export { isPlainObject } from './submit.ts';
-export { loadDocument, derefSchema } from './documents.ts';
+export { loadDocument, derefSchema, resolvePointer } from './documents.ts';
+export { createAjv } from './ajv.ts';
 export { coerceNumbers } from './normalize.ts';
 
 /**

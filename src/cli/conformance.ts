@@ -1,0 +1,96 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { DEFAULT_BUDGET, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
+import type { SuiteOptions } from '../conformance/index.ts';
+import { HelpRequested, UsageError } from './start-options.ts';
+
+export const CONFORMANCE_HELP = `Usage: svc-emulator conformance --base-url URL --api-key KEY [options]
+
+Checks a deployment (the emulator or the real service) against the contract. Exit 0 when every selected check
+passed, 1 when one failed, 2 for a usage or configuration error.
+
+  --base-url URL          the deployment (scheme and host, no path)
+  --api-key KEY           a key of an account with some points
+  --second-api-key KEY    a key of another account (isolation checks)
+  --only GLOB             run only checks whose id matches (repeatable; * matches anything)
+  --skip GLOB             skip checks whose id matches (repeatable)
+  --budget POINTS         points the suite may spend (default ${DEFAULT_BUDGET}); checks over it are skipped
+  --junit FILE            write JUnit XML
+  --json FILE             write the results as JSON
+  --webhook-url URL       public address of the callback receiver (it must reach --webhook-listen)
+  --webhook-secret S      the account's whsec_ secret, to verify callbacks
+  --webhook-listen PORT   start the callback receiver on this local port
+  --admin-url URL         the emulator's control API: fast-forwards the clock, makes a second account
+  --admin-token T         its token
+  --text-model ID         the text model to call (default svc-text-lite)
+`;
+
+export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?: string; json?: string } {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      'base-url': { type: 'string' },
+      'api-key': { type: 'string' },
+      'second-api-key': { type: 'string' },
+      only: { type: 'string', multiple: true },
+      skip: { type: 'string', multiple: true },
+      budget: { type: 'string' },
+      junit: { type: 'string' },
+      json: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      'webhook-secret': { type: 'string' },
+      'webhook-listen': { type: 'string' },
+      'admin-url': { type: 'string' },
+      'admin-token': { type: 'string' },
+      'text-model': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) throw new HelpRequested(CONFORMANCE_HELP);
+  const baseUrl = values['base-url']?.replace(/\/+$/, '');
+  if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url http(s)://… is required\n\n${CONFORMANCE_HELP}`);
+  if (!values['api-key']) throw new UsageError(`--api-key is required\n\n${CONFORMANCE_HELP}`);
+  const budget = values.budget === undefined ? undefined : Number(values.budget);
+  if (budget !== undefined && !(budget >= 0)) throw new UsageError(`--budget must be a number of points, got ${values.budget}`);
+  const listen = values['webhook-listen'] === undefined ? undefined : Number(values['webhook-listen']);
+  if (listen !== undefined && !(Number.isInteger(listen) && listen >= 0 && listen < 65536)) throw new UsageError(`--webhook-listen must be a port`);
+  if (values['admin-url'] && !values['admin-token']) throw new UsageError('--admin-url needs --admin-token');
+  if (values['webhook-url'] && listen === undefined) throw new UsageError('--webhook-url needs --webhook-listen (the local port it reaches)');
+  return {
+    baseUrl,
+    apiKey: values['api-key'],
+    ...(values['second-api-key'] ? { secondApiKey: values['second-api-key'] } : {}),
+    ...(values.only ? { only: values.only } : {}),
+    ...(values.skip ? { skip: values.skip } : {}),
+    ...(budget !== undefined ? { budget } : {}),
+    ...(values.junit ? { junit: values.junit } : {}),
+    ...(values.json ? { json: values.json } : {}),
+    ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
+    ...(values['webhook-secret'] ? { webhookSecret: values['webhook-secret'] } : {}),
+    ...(listen !== undefined ? { webhookListen: listen } : {}),
+    ...(values['admin-url'] && values['admin-token'] ? { admin: { url: values['admin-url'].replace(/\/+$/, ''), token: values['admin-token'] } } : {}),
+    ...(values['text-model'] ? { textModel: values['text-model'] } : {}),
+  };
+}
+
+/** `svc-emulator conformance`: prints progress and failures, writes reports, exits 0, 1 or 2. */
+export async function conformance(options: ReturnType<typeof parseConformanceOptions>): Promise<number> {
+  let report;
+  try {
+    report = await runConformance({
+      ...options,
+      onResult: (r) => {
+        if (r.status === 'failed') console.log(failureText(r));
+        else console.log(`${r.status === 'passed' ? 'ok  ' : 'skip'} ${r.id}${r.reason ? ` (${r.reason})` : ''}`);
+      },
+    });
+  } catch (err) {
+    console.error(`svc-emulator conformance: cannot run: ${(err as Error).message}`);
+    return 2;
+  }
+  if (options.junit) await writeFile(options.junit, junitXml(report));
+  if (options.json) await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(summaryLine(report));
+  return report.failed > 0 ? 1 : 0;
+}

@@ -1,0 +1,138 @@
+import type { ResponseContract } from './spec.ts';
+
+/** One request and its answer, as a check saw it. */
+export interface Exchange {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined. */
+  json: unknown;
+  requestId: string | null;
+  /** Server-sent events of a stream, in order. */
+  events: { event: string | null; data: string }[];
+  requestHeaders: Record<string, string>;
+  requestBody: string | undefined;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is (to send malformed JSON). */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** `null`: no Authorization header at all. */
+  key?: string | null;
+  /** Skip the generic checks (an answer a check expects to be outside the document). */
+  unchecked?: boolean;
+}
+
+/** A problem found in an answer. */
+export class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly exchange: Exchange | null,
+    readonly expected?: unknown,
+    readonly actual?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * HTTP to the deployment under test, with the generic checks on every answer: no 5xx, an X-Request-Id of the
+ * documented form, and status, content type, headers and body as the document says.
+ */
+export interface Client {
+  readonly baseUrl: string;
+  readonly key: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<Exchange>;
+  /** Every exchange so far (for reports). */
+  readonly log: Exchange[];
+}
+
+export function createClient(baseUrl: string, key: string, contract: ResponseContract): Client {
+  const log: Exchange[] = [];
+  return {
+    baseUrl,
+    key,
+    log,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      const k = options.key === undefined ? key : options.key;
+      if (k !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization' || h.toLowerCase() === 'x-api-key')) {
+        headers['Authorization'] = `Bearer ${k}`;
+      }
+      const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+      const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      const type = res.headers.get('content-type') ?? '';
+      let json: unknown;
+      if (type.includes('json')) {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+      }
+      const exchange: Exchange = {
+        method,
+        path,
+        status: res.status,
+        headers: res.headers,
+        text,
+        json,
+        requestId: res.headers.get('x-request-id'),
+        events: type.includes('text/event-stream') ? parseSse(text) : [],
+        requestHeaders: headers,
+        requestBody: body,
+      };
+      log.push(exchange);
+      if (!options.unchecked) genericChecks(contract, exchange);
+      return exchange;
+    },
+  };
+}
+
+function genericChecks(contract: ResponseContract, exchange: Exchange): void {
+  if (exchange.status >= 500) throw new CheckFailure(`answered ${exchange.status}`, exchange, 'no 5xx', exchange.status);
+  if (!/^req_[a-z0-9]{24}$/.test(exchange.requestId ?? '')) {
+    throw new CheckFailure('X-Request-Id missing or malformed', exchange, 'req_ + 24 lowercase letters or digits', exchange.requestId);
+  }
+  const body = exchange.json ?? (exchange.events.length > 0 ? exchange.text : undefined);
+  const problems = contract.problems(exchange.method, exchange.path, { status: exchange.status, headers: exchange.headers, body });
+  if (problems.length > 0) throw new CheckFailure(`answer does not match the document: ${problems.join('; ')}`, exchange);
+  const error = (exchange.json as { error?: { request_id?: unknown } } | undefined)?.error;
+  if (exchange.status >= 400 && error && error.request_id !== exchange.requestId) {
+    throw new CheckFailure('error.request_id differs from X-Request-Id', exchange, exchange.requestId, error.request_id);
+  }
+}
+
+/** Server-sent events per the HTML standard's parsing rules (enough of them for the three formats). */
+export function parseSse(text: string): { event: string | null; data: string }[] {
+  const events: { event: string | null; data: string }[] = [];
+  let event: string | null = null;
+  let data: string[] = [];
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') {
+      if (data.length > 0) events.push({ event, data: data.join('\n') });
+      event = null;
+      data = [];
+    } else if (line.startsWith('event:')) event = line.slice(6).trimStart();
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+  }
+  if (data.length > 0) events.push({ event, data: data.join('\n') });
+  return events;
+}
+
+/** A curl line that reproduces an exchange, with the key redacted. */
+export function curlOf(baseUrl: string, exchange: Exchange): string {
+  const parts = [`curl -sS -X ${exchange.method} '${baseUrl}${exchange.path}'`];
+  for (const [name, value] of Object.entries(exchange.requestHeaders)) {
+    const shown = /^(authorization|x-api-key)$/i.test(name) ? value.replace(/sk-[A-Za-z0-9_-]+/, 'sk-REDACTED') : value;
+    parts.push(`-H '${name}: ${shown}'`);
+  }
+  if (exchange.requestBody !== undefined) parts.push(`--data-raw '${exchange.requestBody.replaceAll("'", "'\\''")}'`);
+  return parts.join(' ');
+}

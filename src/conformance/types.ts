@@ -1,0 +1,55 @@
+import type { Client, Exchange } from './client.ts';
+import type { ResponseContract } from './spec.ts';
+
+export type Group = 'wire' | 'validation' | 'tasks' | 'billing' | 'lifecycle' | 'text' | 'callbacks';
+
+/** What a check may need beyond the deployment and one key. */
+export type Need = 'secondKey' | 'webhook' | 'admin';
+
+export interface Check {
+  /** Stable id: `tasks.idempotency.replay`. */
+  id: string;
+  group: Group;
+  title: string;
+  /** Points the check may spend on a real deployment (before refunds). */
+  cost: number;
+  needs?: Need[];
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** A callback as received by the suite's receiver. */
+export interface ReceivedCallback {
+  headers: Record<string, string>;
+  raw: string;
+}
+
+export interface CheckContext {
+  api: Client;
+  /** A key of another account, when given. */
+  other: Client | null;
+  contract: ResponseContract;
+  /** Waits `seconds` of the deployment's time: the emulator's clock through the control API, else real time. */
+  wait(seconds: number): Promise<void>;
+  admin: { url: string; token: string } | null;
+  webhook: { url: string; secret: string; received: ReceivedCallback[]; waitFor(count: number, seconds: number): Promise<void> } | null;
+  /** Asserts, or fails the check naming what was expected against what came back. */
+  expect(condition: boolean, message: string, exchange: Exchange | null, expected?: unknown, actual?: unknown): void;
+}
+
+export type Status = 'passed' | 'failed' | 'skipped';
+
+export interface CheckResult {
+  id: string;
+  group: Group;
+  title: string;
+  status: Status;
+  durationMs: number;
+  reason?: string;
+  failure?: {
+    message: string;
+    request: { method: string; path: string; requestId: string | null } | null;
+    expected?: unknown;
+    actual?: unknown;
+    curl: string | null;
+  };
+}
