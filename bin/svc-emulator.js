@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx's loader, so the package works without a build step.
-import { register } from 'tsx/esm/api';
+// The installed package runs its compiled JavaScript (dist/, built by `npm pack`); a checkout without a build
+// runs the TypeScript sources through tsx, a development dependency.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}
