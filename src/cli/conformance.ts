@@ -23,6 +23,7 @@ passed, 1 when one failed, 2 for a usage or configuration error.
   --admin-url URL         the emulator's control API: fast-forwards the clock, makes a second account
   --admin-token T         its token
   --text-model ID         the text model to call (default svc-text-lite)
+  --request-timeout MS    real time one request may take, its whole answer included (default 60000)
 `;
 
 export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?: string; json?: string } {
@@ -44,6 +45,7 @@ export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?
       'admin-url': { type: 'string' },
       'admin-token': { type: 'string' },
       'text-model': { type: 'string' },
+      'request-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -55,6 +57,8 @@ export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?
   if (budget !== undefined && !(budget >= 0)) throw new UsageError(`--budget must be a number of points, got ${values.budget}`);
   const listen = values['webhook-listen'] === undefined ? undefined : Number(values['webhook-listen']);
   if (listen !== undefined && !(Number.isInteger(listen) && listen >= 0 && listen < 65536)) throw new UsageError(`--webhook-listen must be a port`);
+  const requestTimeout = values['request-timeout'] === undefined ? undefined : Number(values['request-timeout']);
+  if (requestTimeout !== undefined && !(Number.isInteger(requestTimeout) && requestTimeout > 0)) throw new UsageError('--request-timeout must be milliseconds');
   if (values['admin-url'] && !values['admin-token']) throw new UsageError('--admin-url needs --admin-token');
   if (values['webhook-url'] && listen === undefined) throw new UsageError('--webhook-url needs --webhook-listen (the local port it reaches)');
   return {
@@ -71,6 +75,7 @@ export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?
     ...(listen !== undefined ? { webhookListen: listen } : {}),
     ...(values['admin-url'] && values['admin-token'] ? { admin: { url: values['admin-url'].replace(/\/+$/, ''), token: values['admin-token'] } } : {}),
     ...(values['text-model'] ? { textModel: values['text-model'] } : {}),
+    ...(requestTimeout !== undefined ? { requestTimeoutMs: requestTimeout } : {}),
   };
 }
 

@@ -51,7 +51,7 @@ export interface Client {
   readonly log: Exchange[];
 }
 
-export function createClient(baseUrl: string, key: string, contract: ResponseContract): Client {
+export function createClient(baseUrl: string, key: string, contract: ResponseContract, timeoutMs = 60_000): Client {
   const log: Exchange[] = [];
   return {
     baseUrl,
@@ -65,8 +65,17 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
       }
       const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
       if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
-      const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await res.text();
+      // A deployment that never answers (or streams forever) fails the check instead of hanging the suite.
+      const signal = AbortSignal.timeout(timeoutMs);
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(`${baseUrl}${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
+        text = await res.text();
+      } catch (err) {
+        const reason = (err as Error).name === 'TimeoutError' ? `no complete answer within ${timeoutMs} ms` : (err as Error).message;
+        throw new CheckFailure(`${method} ${path}: ${reason}`, null);
+      }
       const type = res.headers.get('content-type') ?? '';
       let json: unknown;
       if (type.includes('json')) {
@@ -130,7 +139,8 @@ export function parseSse(text: string): { event: string | null; data: string }[]
 export function curlOf(baseUrl: string, exchange: Exchange): string {
   const parts = [`curl -sS -X ${exchange.method} '${baseUrl}${exchange.path}'`];
   for (const [name, value] of Object.entries(exchange.requestHeaders)) {
-    const shown = /^(authorization|x-api-key)$/i.test(name) ? value.replace(/sk-[A-Za-z0-9_-]+/, 'sk-REDACTED') : value;
+    // Whatever form a key has, none of it is printed.
+    const shown = /^authorization$/i.test(name) ? value.replace(/^(\S+\s+).*$/, '$1sk-REDACTED') : /^x-api-key$/i.test(name) ? 'sk-REDACTED' : value;
     parts.push(`-H '${name}: ${shown}'`);
   }
   if (exchange.requestBody !== undefined) parts.push(`--data-raw '${exchange.requestBody.replaceAll("'", "'\\''")}'`);

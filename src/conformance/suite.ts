@@ -20,6 +20,8 @@ export interface SuiteOptions {
   webhookSecret?: string;
   webhookListen?: number;
   textModel?: string;
+  /** Real milliseconds one request may take, its whole answer included (default 60000). */
+  requestTimeoutMs?: number;
   /** Called after each check. */
   onResult?: (result: CheckResult) => void;
 }
@@ -51,10 +53,10 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
   const started = Date.now();
   const contract = loadResponseContract();
   textModel.id = options.textModel ?? 'svc-text-lite';
-  const api = createClient(options.baseUrl, options.apiKey, contract);
+  const api = createClient(options.baseUrl, options.apiKey, contract, options.requestTimeoutMs);
   const admin = options.admin ?? null;
   const secondKey = options.secondApiKey ?? (admin ? await makeSecondKey(admin) : undefined);
-  const other = secondKey ? createClient(options.baseUrl, secondKey, contract) : null;
+  const other = secondKey ? createClient(options.baseUrl, secondKey, contract, options.requestTimeoutMs) : null;
   const webhookSecret = options.webhookSecret ?? (admin ? await accountSecret(admin, options.apiKey) : undefined);
   const listenPort = options.webhookListen ?? (options.webhookUrl ? undefined : admin ? 0 : undefined);
   const receiver = listenPort !== undefined ? await startCallbackReceiver(listenPort) : null;

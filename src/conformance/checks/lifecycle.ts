@@ -11,15 +11,15 @@ export const lifecycleChecks: Check[] = [
     cost: 40,
     async run(ctx) {
       const submitted = await ctx.api.request('POST', '/v1/tasks', { body: notesInput() });
-      const { task, intervals } = await pollUntilTerminal(ctx, body<TaskBody>(submitted).id, 11 * 60);
+      const { task, intervals, last } = await pollUntilTerminal(ctx, body<TaskBody>(submitted).id, 11 * 60);
       ctx.expect((intervals[0] ?? 0) >= 3 && intervals.every((i) => i <= 30), 'polled at 3 s growing to at most 30 s', null, '3..30', intervals);
-      ctx.expect(task.finished_at !== null, 'finished_at set', null, 'a time', task.finished_at);
-      for (const value of Object.values(task.points)) ctx.expect(POINTS.test(value), 'three decimals', null, 'd.ddd', value);
-      ctx.expect(new Big(task.points.charged).plus(task.points.refunded).eq(task.points.frozen), 'frozen = charged + refunded', null, task.points.frozen, task.points);
+      ctx.expect(task.finished_at !== null, 'finished_at set', last, 'a time', task.finished_at);
+      for (const value of Object.values(task.points)) ctx.expect(POINTS.test(value), 'three decimals', last, 'd.ddd', value);
+      ctx.expect(new Big(task.points.charged).plus(task.points.refunded).eq(task.points.frozen), 'frozen = charged + refunded', last, task.points.frozen, task.points);
       if (task.status === 'succeeded') {
-        ctx.expect(task.started_at !== null && task.error === null && task.output !== null, 'a success has started_at and output, no error', null, 'output', task);
+        ctx.expect(task.started_at !== null && task.error === null && task.output !== null, 'a success has started_at and output, no error', last, 'output', task);
       } else {
-        ctx.expect(task.error !== null && task.output === null && task.points.charged === '0.000', 'a failure has error, no output, nothing charged', null, 'error', task);
+        ctx.expect(task.error !== null && task.output === null && task.points.charged === '0.000', 'a failure has error, no output, nothing charged', last, 'error', task);
       }
     },
   },

@@ -43,7 +43,11 @@ export function expectError(ctx: CheckContext, exchange: Exchange, status: numbe
 }
 
 /** Polls a task as the reference advises: first after 3 s, growing to at most 30 s, until it is terminal. */
-export async function pollUntilTerminal(ctx: CheckContext, id: string, maxSeconds: number): Promise<{ task: TaskBody; intervals: number[] }> {
+export async function pollUntilTerminal(
+  ctx: CheckContext,
+  id: string,
+  maxSeconds: number,
+): Promise<{ task: TaskBody; intervals: number[]; last: Exchange }> {
   const intervals: number[] = [];
   let waited = 0;
   let interval = 3;
@@ -53,7 +57,7 @@ export async function pollUntilTerminal(ctx: CheckContext, id: string, maxSecond
     intervals.push(interval);
     const got = await ctx.api.request('GET', `/v1/tasks/${id}`);
     const task = body<TaskBody>(got);
-    if (TERMINAL.includes(task.status)) return { task, intervals };
+    if (TERMINAL.includes(task.status)) return { task, intervals, last: got };
     ctx.expect(waited < maxSeconds, `task ends within ${maxSeconds} s`, got, 'a terminal status', task.status);
     interval = Math.min(30, Math.ceil(interval * 1.5));
   }

@@ -109,7 +109,7 @@ export const textChecks: Check[] = [
       for (const extra of [{ previous_response_id: 'svcresp_x' }, { tools: [] }]) {
         const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', ...extra } });
         const error = (res.json as { error?: { code?: string } }).error;
-        ctx.expect(res.status === 422 && error?.code === 'invalid_params', `${Object.keys(extra)[0]} is 422 invalid_params`, res, 422, res.status);
+        ctx.expect(res.status === 422 && error?.code === 'invalid_params', `${Object.keys(extra)[0]} is 422 invalid_params`, res, { status: 422, code: 'invalid_params' }, { status: res.status, code: error?.code });
       }
     },
   },

@@ -53,7 +53,7 @@ export const validationChecks: Check[] = [
         for (const raw of ['[1,2]', '{not json']) {
           const res = await ctx.api.request('POST', path, { raw });
           const error = (res.json as { error?: { code?: string } }).error;
-          ctx.expect(res.status === 400 && error?.code === 'bad_request', `${path} with ${raw} is 400 bad_request`, res, 400, res.status);
+          ctx.expect(res.status === 400 && error?.code === 'bad_request', `${path} with ${raw} is 400 bad_request`, res, { status: 400, code: 'bad_request' }, { status: res.status, code: error?.code });
         }
       }
     },

@@ -1,0 +1,824 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ALL_CHECKS, failureText, junitXml, matchesGlob, runConformance } from '../../src/conformance/index.ts';
+import type { CheckResult, SuiteOptions, SuiteReport } from '../../src/conformance/index.ts';
+import { createEmulator } from '../../src/index.ts';
+import type { Emulator } from '../../src/index.ts';
+
+// Each group of conformance checks must FAIL on the deviation it exists to catch. A deliberately deviating server
+// sits in front of a real emulator: a small proxy that forwards everything (the control API under /_emulator too)
+// and alters the request or the answer for matching requests. Every run restricts the suite to one group and
+// asserts the exact ids that fail, the request named by the failure, expected against actual, and a curl line
+// with the key redacted.
+
+const KEY = 'sk-emulator-demo';
+const ADMIN = 'conformance-admin';
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The deviating proxy
+
+interface Forwarded {
+  method: string;
+  /** Path and query, as sent. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Deviation {
+  /** Changes what is forwarded; undefined leaves the request as sent. */
+  request?(req: Forwarded): Forwarded | undefined;
+  /** Changes the answer (a copy); undefined leaves it as the emulator gave it. */
+  answer?(answer: Answer, req: Forwarded): Answer | undefined;
+}
+
+interface LoggedAnswer {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string | null;
+  altered: boolean;
+}
+
+interface Proxy {
+  url: string;
+  /** Every answer the proxy gave, after the deviation. */
+  log: LoggedAnswer[];
+  /** The API keys the suite sent, to prove none of them reaches a report. */
+  keys: Set<string>;
+  close(): Promise<void>;
+}
+
+// Hop-by-hop and length headers: recomputed on each side.
+const HOP = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'expect', 'content-length', 'content-encoding']);
+
+async function startProxy(target: string, deviation: Deviation): Promise<Proxy> {
+  const log: LoggedAnswer[] = [];
+  const keys = new Set<string>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || HOP.has(name)) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    for (const name of ['authorization', 'x-api-key']) {
+      const key = /sk-[A-Za-z0-9_-]+/.exec(headers[name] ?? '')?.[0];
+      if (key) keys.add(key);
+    }
+    const sent: Forwarded = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') };
+    const changed = deviation.request?.(structuredClone(sent));
+    const forwarded = changed ?? sent;
+    const upstream = await fetch(`${target}${forwarded.path}`, {
+      method: forwarded.method,
+      headers: forwarded.headers,
+      ...(forwarded.body !== '' && forwarded.method !== 'GET' && forwarded.method !== 'HEAD' ? { body: forwarded.body } : {}),
+    });
+    const answerHeaders: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!HOP.has(name)) answerHeaders[name] = value;
+    });
+    const plain: Answer = { status: upstream.status, headers: answerHeaders, body: await upstream.text() };
+    const altered = deviation.answer?.(structuredClone(plain), sent);
+    const answer = altered ?? plain;
+    log.push({ method: sent.method, path: sent.path, status: answer.status, requestId: answer.headers['x-request-id'] ?? null, altered: changed !== undefined || altered !== undefined });
+    res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) }).end(answer.body);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`proxy: ${String(err)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    log,
+    keys,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// Small tools for deviations.
+const is = (req: Forwarded, method: string, path: RegExp): boolean => req.method === method && path.test(req.path);
+const isJson = (answer: Answer): boolean => (answer.headers['content-type'] ?? '').includes('json');
+
+function editJson(answer: Answer, edit: (body: Record<string, unknown>) => void): Answer {
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  edit(body);
+  return { ...answer, body: JSON.stringify(body) };
+}
+
+/** The tasks in a task answer: the task itself, or a list's data. */
+function tasksOf(body: Record<string, unknown>): Record<string, unknown>[] {
+  if (Array.isArray(body['data'])) return body['data'] as Record<string, unknown>[];
+  return typeof body['id'] === 'string' && 'points' in body ? [body] : [];
+}
+
+const sseBlocks = (text: string): string[] => text.split(/\n\n/).filter((block) => block.trim() !== '');
+const sseText = (blocks: string[]): string => blocks.map((block) => `${block}\n\n`).join('');
+const eventOf = (block: string): string | null => /^event: ?(.*)$/m.exec(block)?.[1] ?? null;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running the suite and reading its failures
+
+let emulator: Emulator;
+let base: string;
+let proxy: Proxy | null = null;
+
+beforeEach(async () => {
+  emulator = await createEmulator({ clock: 'manual', adminToken: ADMIN, allowInsecureWebhooks: true, log: () => undefined });
+  base = await emulator.listen(0);
+});
+
+afterEach(async () => {
+  await proxy?.close();
+  proxy = null;
+  await emulator.close();
+});
+
+async function deviate(deviation: Deviation): Promise<Proxy> {
+  proxy = await startProxy(base, deviation);
+  return proxy;
+}
+
+/** The suite against the proxy, the control API through the proxy too (forwarded unchanged). */
+function runAgainst(p: Proxy, only: string[], extra: Partial<SuiteOptions> = {}): Promise<SuiteReport> {
+  return runConformance({ baseUrl: p.url, apiKey: KEY, admin: { url: p.url, token: ADMIN }, budget: 100_000, only, ...extra });
+}
+
+const idsOf = (only: string[]): string[] => ALL_CHECKS.filter((c) => only.some((p) => matchesGlob(c.id, p))).map((c) => c.id);
+
+/** Every selected check ran; exactly `failedIds` failed, the rest passed, none skipped. */
+function expectFailedExactly(report: SuiteReport, only: string[], failedIds: string[]): void {
+  expect(report.results.map((r) => r.id)).toEqual(idsOf(only));
+  const failed = report.results.filter((r) => r.status === 'failed');
+  expect(failed.map((r) => r.id).sort(), JSON.stringify(failed.map((r) => [r.id, r.failure?.message]))).toEqual([...failedIds].sort());
+  expect(report.failed).toBe(failedIds.length);
+  expect(report.failed).toBeGreaterThan(0);
+  expect(report.skipped).toBe(0);
+  expect(report.passed).toBe(report.results.length - failedIds.length);
+}
+
+interface Wanted {
+  message: string | RegExp;
+  method: string;
+  path: string;
+  /** null: the answer had no request id (the deviation removed it). Default: the id the proxy answered with. */
+  requestId?: null;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+/** The failure of `id` names the request, the id the proxy answered with, expected against actual, and a redacted curl. */
+function expectFailure(p: Proxy, report: SuiteReport, id: string, want: Wanted): NonNullable<CheckResult['failure']> {
+  const result = report.results.find((r) => r.id === id);
+  expect(result?.status, `${id} fails`).toBe('failed');
+  const failure = result?.failure;
+  if (!result || !failure) throw new Error(`${id} has no failure`);
+  if (typeof want.message === 'string') expect(failure.message).toBe(want.message);
+  else expect(failure.message).toMatch(want.message);
+
+  expect(failure.request?.method).toBe(want.method);
+  expect(failure.request?.path).toBe(want.path);
+  if (want.requestId === null) {
+    expect(failure.request?.requestId).toBeNull();
+  } else {
+    expect(failure.request?.requestId).toMatch(/^req_[a-z0-9]{24}$/);
+    const named = p.log.filter((e) => e.requestId === failure.request?.requestId);
+    expect(named.map((e) => `${e.method} ${e.path}`)).toEqual([`${want.method} ${want.path}`]);
+  }
+  if ('expected' in want) expect(failure.expected).toEqual(want.expected);
+  if ('actual' in want) expect(failure.actual).toEqual(want.actual);
+
+  expect(failure.curl?.startsWith(`curl -sS -X ${want.method} '${p.url}${want.path}'`), failure.curl ?? 'no curl').toBe(true);
+  expect(failure.curl).toContain('sk-REDACTED');
+  expect(failure.curl).not.toContain(KEY);
+
+  const text = failureText(result);
+  expect(text.split('\n')[0]).toBe(`FAIL ${id}: ${failure.message}`);
+  expect(text).toContain(`  request:  ${want.method} ${want.path} (request id ${failure.request?.requestId ?? 'none'})`);
+  if ('expected' in want) expect(text).toContain('  expected: ');
+  if ('actual' in want) expect(text).toContain('  actual:   ');
+  expect(text).toContain(`  repro:    curl -sS -X ${want.method} `);
+  expectNoKeyLeaks(p, report);
+  return failure;
+}
+
+/** No key the suite sent appears anywhere in the report, its JUnit XML or its printed failures. */
+function expectNoKeyLeaks(p: Proxy, report: SuiteReport): void {
+  const everything = [JSON.stringify(report), junitXml(report), ...report.results.map(failureText)].join('\n');
+  expect(p.keys.has(KEY)).toBe(true);
+  for (const key of p.keys) expect(everything).not.toContain(key);
+}
+
+/** The deviation did happen (a failure cannot come from a proxy that altered nothing). */
+function expectAltered(p: Proxy, method: string, path: RegExp): void {
+  expect(p.log.filter((e) => e.altered && e.method === method && path.test(e.path)).length, `${method} ${path} altered`).toBeGreaterThan(0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('the proxy itself', () => {
+  it('is transparent: the whole suite passes through it when it alters nothing', async () => {
+    const p = await deviate({});
+    const report = await runAgainst(p, ['*']);
+    expect(report.results.filter((r) => r.status !== 'passed').map((r) => [r.id, r.failure?.message ?? r.reason])).toEqual([]);
+    expect(report.results.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
+    expect(p.log.some((e) => e.path.startsWith('/_emulator/clock/advance'))).toBe(true);
+    expect(p.log.every((e) => !e.altered)).toBe(true);
+  });
+});
+
+describe('wire', () => {
+  const ONLY = ['wire.*'];
+  const UNKNOWN_TASK = '/v1/tasks/T000000000000AAAAAA';
+
+  it('fails wire.request-id.every-answer when one answer has no X-Request-Id', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T000000000000AAAAAA$/)) return undefined;
+        delete answer.headers['x-request-id'];
+        return answer;
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\/T0+A+$/);
+    expectFailedExactly(report, ONLY, ['wire.request-id.every-answer']);
+    expectFailure(p, report, 'wire.request-id.every-answer', {
+      message: 'X-Request-Id missing or malformed',
+      method: 'GET',
+      path: UNKNOWN_TASK,
+      requestId: null,
+      expected: 'req_ + 24 lowercase letters or digits',
+      actual: null,
+    });
+  });
+
+  it('fails wire.request-id.every-answer when error.request_id differs from the header', async () => {
+    const other = `req_${'0'.repeat(24)}`;
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T000000000000AAAAAA$/)) return undefined;
+        return editJson(answer, (body) => {
+          (body['error'] as Record<string, unknown>)['request_id'] = other;
+        });
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\/T0+A+$/);
+    expectFailedExactly(report, ONLY, ['wire.request-id.every-answer']);
+    const failure = expectFailure(p, report, 'wire.request-id.every-answer', {
+      message: 'error.request_id differs from X-Request-Id',
+      method: 'GET',
+      path: UNKNOWN_TASK,
+      actual: other,
+    });
+    // Expected is the header's id, the one the failure names.
+    expect(failure.expected).toBe(failure.request?.requestId);
+    expect(failure.expected).not.toBe(other);
+  });
+
+  it('fails every check that meets a 500 answer', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\?limit=1$/)) return undefined;
+        return { ...answer, status: 500 };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\?limit=1$/);
+    expectFailedExactly(report, ONLY, ['wire.request-id.every-answer', 'wire.content-type.json']);
+    for (const id of ['wire.request-id.every-answer', 'wire.content-type.json']) {
+      expectFailure(p, report, id, { message: 'answered 500', method: 'GET', path: '/v1/tasks?limit=1', expected: 'no 5xx', actual: 500 });
+    }
+  });
+});
+
+describe('validation', () => {
+  const ONLY = ['validation.*'];
+  const PARAMETER_CASES = [
+    'validation.ranges.video-duration-low',
+    'validation.ranges.video-duration-high',
+    'validation.enums.video-resolution',
+    'validation.enums.video-ratio',
+    'validation.ranges.notes-page',
+    'validation.lengths.notes-keyword',
+    'validation.enums.avatar-quality',
+    'validation.combination.notes-search-keyword',
+    'validation.combination.notes-agree',
+    'validation.combination.video-frames-image',
+    'validation.combination.video-mode-video',
+    'validation.combination.avatar-drive-text',
+    'validation.metadata.too-many-keys',
+  ];
+
+  it('fails the duration range checks when an out-of-range video duration is accepted (200)', async () => {
+    const p = await deviate({
+      // The deviating server treats any duration as valid: the emulator sees a valid one and answers 200.
+      request(req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/)) return undefined;
+        const body = JSON.parse(req.body) as { model?: string; input?: { duration?: number } };
+        const duration = body.input?.duration;
+        if (body.model !== 'video-gen-2.0-fast' || !body.input || duration === undefined || (duration >= 4 && duration <= 15)) return undefined;
+        body.input.duration = 5;
+        return { ...req, body: JSON.stringify(body) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    expectFailedExactly(report, ONLY, ['validation.ranges.video-duration-low', 'validation.ranges.video-duration-high']);
+    for (const [id, duration] of [
+      ['validation.ranges.video-duration-low', 3],
+      ['validation.ranges.video-duration-high', 16],
+    ] as const) {
+      const failure = expectFailure(p, report, id, { message: 'answers 422', method: 'POST', path: '/v1/tasks', expected: 422, actual: 200 });
+      // The curl line reproduces what the suite sent (the out-of-range value), not what the proxy forwarded.
+      expect(failure.curl).toContain(`"duration":${duration}`);
+      expect(failure.curl).toContain("-H 'Content-Type: application/json'");
+    }
+  });
+
+  it('fails every parameter case when a 422 comes without details', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/) || answer.status !== 422) return undefined;
+        return editJson(answer, (body) => {
+          delete (body['error'] as Record<string, unknown>)['details'];
+        });
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    expectFailedExactly(report, ONLY, PARAMETER_CASES);
+    expectFailure(p, report, 'validation.ranges.video-duration-low', {
+      message: 'details name input.duration',
+      method: 'POST',
+      path: '/v1/tasks',
+      expected: 'input.duration',
+      actual: [],
+    });
+    expectFailure(p, report, 'validation.metadata.too-many-keys', { message: 'details name metadata', method: 'POST', path: '/v1/tasks', expected: 'metadata', actual: [] });
+    // Answers outside this deviation still pass.
+    expect(report.results.find((r) => r.id === 'validation.model.unknown')?.status).toBe('passed');
+    expect(report.results.find((r) => r.id === 'validation.text.bad-request')?.status).toBe('passed');
+  });
+  it('reports a 400 with another error.code by that code, not as expected 400 against actual 400', async () => {
+    // Suite bug (src/conformance/checks/validation.ts, validation.text.bad-request): the condition tests status and
+    // code, but expected/actual only carry the status, so this failure reads "expected: 400, actual: 400".
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/chat\/completions$/) || answer.status !== 400) return undefined;
+        return editJson(answer, (body) => {
+          Object.assign(body['error'] as Record<string, unknown>, { type: 'invalid_params', code: 'invalid_params' });
+        });
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/chat\/completions$/);
+    expectFailedExactly(report, ONLY, ['validation.text.bad-request']);
+    const failure = expectFailure(p, report, 'validation.text.bad-request', {
+      message: '/v1/chat/completions with [1,2] is 400 bad_request',
+      method: 'POST',
+      path: '/v1/chat/completions',
+    });
+    expect(failure.curl).toContain("--data-raw '[1,2]'");
+    expect(failure.expected).not.toEqual(failure.actual);
+    expect(JSON.stringify(failure.expected)).toContain('bad_request');
+    expect(JSON.stringify(failure.actual)).toContain('invalid_params');
+  });
+});
+
+describe('tasks', () => {
+  const ONLY = ['tasks.*'];
+
+  it('fails tasks.idempotency.replay when a replay has no Idempotent-Replayed header', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/) || answer.headers['idempotent-replayed'] === undefined) return undefined;
+        delete answer.headers['idempotent-replayed'];
+        return answer;
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    expectFailedExactly(report, ONLY, ['tasks.idempotency.replay']);
+    const failure = expectFailure(p, report, 'tasks.idempotency.replay', {
+      message: 'Idempotent-Replayed: true',
+      method: 'POST',
+      path: '/v1/tasks',
+      expected: 'true',
+      actual: null,
+    });
+    expect(failure.curl).toMatch(/-H 'Idempotency-Key: conformance-[a-z0-9-]+'/);
+  });
+
+  it('fails tasks.list.paging when a list has no has_more', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks(\?|$)/) || answer.status !== 200) return undefined;
+        return editJson(answer, (body) => {
+          delete body['has_more'];
+        });
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\?/);
+    expectFailedExactly(report, ONLY, ['tasks.list.paging']);
+    expectFailure(p, report, 'tasks.list.paging', {
+      message: /^answer does not match the document: .*has_more/,
+      method: 'GET',
+      path: '/v1/tasks?limit=1&status=canceled',
+    });
+  });
+});
+
+describe('billing', () => {
+  const ONLY = ['billing.*'];
+
+  it('fails on points with two decimals in task bodies', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!/^\/v1\/tasks/.test(req.path) || !isJson(answer)) return undefined;
+        const body = JSON.parse(answer.body) as Record<string, unknown>;
+        const tasks = tasksOf(body);
+        if (tasks.length === 0) return undefined;
+        for (const task of tasks) {
+          const points = task['points'] as Record<string, string>;
+          for (const name of Object.keys(points)) points[name] = (points[name] ?? '').replace(/^(-?\d+\.\d\d)\d$/, '$1');
+        }
+        return { ...answer, body: JSON.stringify(body) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    const billing = idsOf(ONLY);
+    expect(billing).toContain('billing.points.three-decimals');
+    expectFailedExactly(report, ONLY, billing);
+    expectFailure(p, report, 'billing.points.three-decimals', {
+      message: /^answer does not match the document: body: \/points\/frozen must match pattern/,
+      method: 'POST',
+      path: '/v1/tasks',
+    });
+  });
+
+  it('fails billing.freeze.video-720p-5s when 1000.000 is frozen instead of 1188.000', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/) || answer.status !== 200) return undefined;
+        const body = JSON.parse(answer.body) as { points: { frozen: string } };
+        if (body.points.frozen !== '1188.000') return undefined;
+        body.points.frozen = '1000.000';
+        return { ...answer, body: JSON.stringify(body) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    expectFailedExactly(report, ONLY, ['billing.freeze.video-720p-5s']);
+    const failure = expectFailure(p, report, 'billing.freeze.video-720p-5s', {
+      message: 'frozen 1188.000',
+      method: 'POST',
+      path: '/v1/tasks',
+      expected: '1188.000',
+      actual: '1000.000',
+    });
+    expect(failure.curl).toContain('"resolution":"720p","duration":5');
+  });
+});
+
+describe('lifecycle', () => {
+  const ONLY = ['lifecycle.*'];
+
+  it('fails lifecycle.poll.to-terminal, within its bound, when a task stays processing forever', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T[0-9]{12}[A-Z0-9]{6}$/) || answer.status !== 200) return undefined;
+        return editJson(answer, (task) => {
+          const points = task['points'] as Record<string, string>;
+          Object.assign(task, {
+            status: 'processing',
+            started_at: task['started_at'] ?? task['created_at'],
+            finished_at: null,
+            output: null,
+            error: null,
+            points: { frozen: points['frozen'], charged: '0.000', refunded: '0.000' },
+          });
+        });
+      },
+    });
+    const virtualStart = emulator.clock.now();
+    const wallStart = Date.now();
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\/T/);
+    expectFailedExactly(report, ONLY, ['lifecycle.poll.to-terminal']);
+    const path = report.results.find((r) => r.id === 'lifecycle.poll.to-terminal')?.failure?.request?.path ?? '';
+    expect(path).toMatch(/^\/v1\/tasks\/T[0-9]{12}[A-Z0-9]{6}$/);
+    expectFailure(p, report, 'lifecycle.poll.to-terminal', {
+      message: 'task ends within 660 s',
+      method: 'GET',
+      path,
+      expected: 'a terminal status',
+      actual: 'processing',
+    });
+    // The bound is the task's maximum in the deployment's time, fast-forwarded through the control API: it gave up
+    // after 660 virtual seconds, polling as advised (3 s growing to 30 s), in a few real seconds.
+    const polls = p.log.filter((e) => e.method === 'GET' && /^\/v1\/tasks\/T/.test(e.path));
+    expect(polls.length).toBeGreaterThan(20);
+    expect(polls.length).toBeLessThan(40);
+    expect(emulator.clock.now() - virtualStart).toBeGreaterThanOrEqual(660_000);
+    expect(emulator.clock.now() - virtualStart).toBeLessThan(700_000);
+    expect(Date.now() - wallStart).toBeLessThan(15_000);
+  });
+
+  it('names the poll that showed a terminal task whose points do not add up', async () => {
+    // Suite bug (src/conformance/checks/lifecycle.ts): after pollUntilTerminal every expectation passes `null` as the
+    // exchange, so these failures name no request and carry no curl line.
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T[0-9]{12}[A-Z0-9]{6}$/) || answer.status !== 200) return undefined;
+        const task = JSON.parse(answer.body) as { status: string; points: Record<string, string> };
+        if (task.status !== 'succeeded') return undefined;
+        task.points = { frozen: '40.000', charged: '30.000', refunded: '0.000' };
+        return { ...answer, body: JSON.stringify(task) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'GET', /^\/v1\/tasks\/T/);
+    expectFailedExactly(report, ONLY, ['lifecycle.poll.to-terminal']);
+    const path = p.log.find((e) => e.altered)?.path ?? '';
+    expectFailure(p, report, 'lifecycle.poll.to-terminal', {
+      message: 'frozen = charged + refunded',
+      method: 'GET',
+      path,
+      expected: '40.000',
+      actual: { frozen: '40.000', charged: '30.000', refunded: '0.000' },
+    });
+  });
+});
+
+describe('text', () => {
+  const ONLY = ['text.*'];
+
+  it('fails text.messages.stream.order when two events of the Messages stream are swapped', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/messages$/) || !(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return undefined;
+        const blocks = sseBlocks(answer.body);
+        const start = blocks.findIndex((b) => eventOf(b) === 'content_block_start');
+        const ping = blocks.findIndex((b) => eventOf(b) === 'ping');
+        if (start < 0 || ping < 0) throw new Error('the emulator stream changed: no content_block_start or ping');
+        [blocks[start], blocks[ping]] = [blocks[ping] as string, blocks[start] as string];
+        return { ...answer, body: sseText(blocks) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/messages$/);
+    expectFailedExactly(report, ONLY, ['text.messages.stream.order']);
+    expectFailure(p, report, 'text.messages.stream.order', {
+      message: 'event 1 is content_block_start',
+      method: 'POST',
+      path: '/v1/messages',
+      expected: 'content_block_start',
+      actual: 'ping',
+    });
+  });
+
+  it('fails text.messages.stream.order when ping is dropped', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/messages$/) || !(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return undefined;
+        return { ...answer, body: sseText(sseBlocks(answer.body).filter((b) => eventOf(b) !== 'ping')) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/messages$/);
+    expectFailedExactly(report, ONLY, ['text.messages.stream.order']);
+    expectFailure(p, report, 'text.messages.stream.order', {
+      message: 'event 2 is ping',
+      method: 'POST',
+      path: '/v1/messages',
+      expected: 'ping',
+      actual: 'content_block_delta',
+    });
+  });
+
+  it('fails text.chat.stream.order when the chat stream has no data: [DONE]', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/chat\/completions$/) || !(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return undefined;
+        const blocks = sseBlocks(answer.body);
+        if (blocks.at(-1) !== 'data: [DONE]') throw new Error(`the emulator stream changed: ends with ${blocks.at(-1)}`);
+        return { ...answer, body: sseText(blocks.slice(0, -1)) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/chat\/completions$/);
+    expectFailedExactly(report, ONLY, ['text.chat.stream.order']);
+    const failure = expectFailure(p, report, 'text.chat.stream.order', {
+      message: 'ends with data: [DONE]',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      expected: '[DONE]',
+    });
+    // Actual is what the stream ended with instead: the usage chunk.
+    const last = JSON.parse(String(failure.actual)) as { object?: string; choices?: unknown[]; usage?: unknown };
+    expect(last.object).toBe('chat.completion.chunk');
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toBeDefined();
+  });
+
+  it('fails text.responses.basic when a Responses answer says store: true', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/responses$/) || answer.status !== 200 || !isJson(answer)) return undefined;
+        return editJson(answer, (body) => {
+          body['store'] = true;
+        });
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/responses$/);
+    expectFailedExactly(report, ONLY, ['text.responses.basic']);
+    expectFailure(p, report, 'text.responses.basic', {
+      message: /^answer does not match the document: body: \/store must be equal to constant/,
+      method: 'POST',
+      path: '/v1/responses',
+    });
+  });
+});
+
+describe('callbacks', () => {
+  const ONLY = ['callbacks.*'];
+
+  it('fails callbacks.terminal.signed-once when the signature does not verify with the account secret', async () => {
+    // The proxy alters nothing; the suite verifies with a secret that is not the account's, as if the deployment
+    // had signed with the wrong one.
+    const p = await deviate({});
+    const wrong = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const report = await runAgainst(p, ONLY, { webhookSecret: wrong });
+    expectFailedExactly(report, ONLY, ['callbacks.terminal.signed-once']);
+    const result = report.results.find((r) => r.id === 'callbacks.terminal.signed-once');
+    const failure = result?.failure;
+    if (!result || !failure) throw new Error('no failure');
+    expect(failure.message).toMatch(/^the signature of msg_[A-Za-z0-9]+ does not verify: /);
+    expect(failure.expected).toBe('a valid signature');
+    expect(failure.actual).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+    // The callback is no answer of the suite's: the failure names the submission that asked for it.
+    expect(failure.request).toMatchObject({ method: 'POST', path: '/v1/tasks' });
+    expect(failure.curl).toContain('sk-REDACTED');
+    expect(failureText(result)).toContain(`FAIL callbacks.terminal.signed-once: ${failure.message}`);
+    expectNoKeyLeaks(p, report);
+
+    // Control: the same run with the account's real secret passes.
+    const good = await runAgainst(p, ONLY);
+    expect(good.results.map((r) => [r.id, r.status, r.failure?.message ?? r.reason])).toEqual([['callbacks.terminal.signed-once', 'passed', undefined]]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('svc-emulator conformance (CLI)', () => {
+  interface Run {
+    code: number | null;
+    stdout: string;
+    stderr: string;
+  }
+
+  function cli(args: string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'conformance', ...args], { cwd: ROOT, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-conformance-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const ID = 'wire.request-id.every-answer';
+  const args = (url: string, junit: string, json: string): string[] => [
+    '--base-url',
+    url,
+    '--api-key',
+    KEY,
+    '--admin-url',
+    base,
+    '--admin-token',
+    ADMIN,
+    '--only',
+    'wire.*',
+    '--junit',
+    junit,
+    '--json',
+    json,
+  ];
+
+  it('exits 1 against a deviating server, with a FAIL line, the summary, JUnit and JSON telling the same', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T000000000000AAAAAA$/)) return undefined;
+        delete answer.headers['x-request-id'];
+        return answer;
+      },
+    });
+    const junit = join(dir, 'report.xml');
+    const jsonFile = join(dir, 'report.json');
+    const run = await cli(args(p.url, junit, jsonFile));
+    expect(run.code, run.stderr).toBe(1);
+    expectAltered(p, 'GET', /^\/v1\/tasks\/T0+A+$/);
+
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toContain(`FAIL ${ID}: X-Request-Id missing or malformed`);
+    expect(lines).toContain('  request:  GET /v1/tasks/T000000000000AAAAAA (request id none)');
+    expect(lines).toContain('  expected: req_ + 24 lowercase letters or digits');
+    expect(lines).toContain('  actual:   null');
+    expect(lines.find((l) => l.startsWith('  repro:'))).toContain(`curl -sS -X GET '${p.url}/v1/tasks/T000000000000AAAAAA' -H 'Authorization: Bearer sk-REDACTED'`);
+    expect(run.stdout).not.toContain(KEY);
+    expect(lines.at(-1)).toBe('4 passed, 1 failed, 0 skipped');
+    for (const id of idsOf(['wire.*']).filter((i) => i !== ID)) expect(lines).toContain(`ok   ${id}`);
+
+    const xml = await readFile(junit, 'utf8');
+    const testcase = (id: string): string => {
+      const found = new RegExp(`<testcase classname="conformance\\.wire" name="${id.replaceAll('.', '\\.')}" time="[0-9.]+">(.*?)</testcase>`, 's').exec(xml);
+      if (!found) throw new Error(`no testcase ${id} in\n${xml}`);
+      return found[1] ?? '';
+    };
+    expect(testcase(ID)).toMatch(/^<failure message="X-Request-Id missing or malformed">FAIL wire\.request-id\.every-answer: /);
+    expect(testcase(ID)).toContain('sk-REDACTED');
+    for (const id of idsOf(['wire.*']).filter((i) => i !== ID)) expect(testcase(id)).toBe('');
+    expect(xml).toContain('<testsuite name="conformance.wire" tests="5" failures="1" skipped="0"');
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).not.toContain(KEY);
+
+    const report = JSON.parse(await readFile(jsonFile, 'utf8')) as SuiteReport;
+    expect([report.passed, report.failed, report.skipped]).toEqual([4, 1, 0]);
+    expect(report.baseUrl).toBe(p.url);
+    expect(report.results.map((r) => r.id)).toEqual(idsOf(['wire.*']));
+    const failed = report.results.filter((r) => r.status === 'failed');
+    expect(failed.map((r) => r.id)).toEqual([ID]);
+    expect(failed[0]?.failure).toMatchObject({
+      message: 'X-Request-Id missing or malformed',
+      request: { method: 'GET', path: '/v1/tasks/T000000000000AAAAAA', requestId: null },
+      expected: 'req_ + 24 lowercase letters or digits',
+      actual: null,
+    });
+    expect(failed[0]?.failure?.curl).toContain('sk-REDACTED');
+    expect(JSON.stringify(report)).not.toContain(KEY);
+  });
+
+  it('exits 0 against the plain emulator', async () => {
+    const junit = join(dir, 'report.xml');
+    const jsonFile = join(dir, 'report.json');
+    const run = await cli(args(base, junit, jsonFile));
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).not.toMatch(/^FAIL /m);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('5 passed, 0 failed, 0 skipped');
+    expect(await readFile(junit, 'utf8')).not.toContain('<failure');
+    const report = JSON.parse(await readFile(jsonFile, 'utf8')) as SuiteReport;
+    expect([report.passed, report.failed, report.skipped]).toEqual([5, 0, 0]);
+  });
+
+  it('exits 2 without --base-url', async () => {
+    const run = await cli(['--api-key', KEY, '--only', 'wire.*']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--base-url http(s)://… is required');
+    expect(run.stdout).toBe('');
+  });
+});
