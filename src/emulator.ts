@@ -126,7 +126,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   // Finished work stops counting toward concurrency; the key's quota keeps only what was charged.
   engine.onTerminal((stored, atMs) => {
     const key = stored.key ? store.data.keys[stored.key] : null;
-    finished(concurrency, key, stored.account_id, stored.quota_taken ?? stored.task.points.frozen, stored.task.points.charged, atMs);
+    const taken = { points: stored.quota_taken ?? stored.task.points.frozen, atMs: stored.created_ms };
+    finished(concurrency, key, stored.account_id, taken, stored.task.points.charged, atMs);
   });
   engine.onTerminal(webhooks.taskFinished);
   engine.resume();

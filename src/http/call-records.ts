@@ -30,7 +30,8 @@ export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHand
         path: req.originalUrl.split('?')[0] ?? req.originalUrl,
         status: res.statusCode,
         error_code: details.error_code ?? body ?? null,
-        model: details.model ?? null,
+        // A refused request is found by the model it named too.
+        model: details.model ?? modelNamedBy(req.body),
         ...(details.text ? { text: details.text } : {}),
         ...(details.task_id ? { task_id: details.task_id } : {}),
         latency_ms: deps.clock.wallNow() - startedWall,
@@ -42,6 +43,11 @@ export function callRecords(deps: Pick<AppDeps, 'clock' | 'store'>): RequestHand
     res.once('close', write);
     next();
   };
+}
+
+function modelNamedBy(body: unknown): string | null {
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  return typeof model === 'string' ? model.slice(0, 128) : null;
 }
 
 export function callDetailsOf(res: Response): CallDetails {

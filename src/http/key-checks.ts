@@ -20,10 +20,9 @@ export function requestSigning(deps: Pick<AppDeps, 'clock' | 'nonces'>): Request
     const nonce = req.get('x-svc-nonce');
     const signature = req.get('x-svc-signature');
     if (!timestamp || !nonce || !signature) throw new ApiError('signature_required');
+    if (!/^\d{1,12}$/.test(timestamp)) throw new ApiError('signature_invalid', 'X-Svc-Timestamp must be Unix seconds.');
     const nowSeconds = deps.clock.wallNow() / 1000;
-    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) {
-      throw new ApiError('signature_expired');
-    }
+    if (Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) throw new ApiError('signature_expired');
     if (!/^[\x21-\x7e]{8,64}$/.test(nonce)) {
       throw new ApiError('signature_invalid', 'X-Svc-Nonce must be 8 to 64 visible characters.');
     }

@@ -37,7 +37,7 @@ export function textRoutes(deps: AppDeps): Router {
       accountOf(res),
       req.get(SCENARIO_HEADER),
     );
-    callDetailsOf(res).model = call.view.model;
+    callDetailsOf(res).model = call.parsed.request.model;
     await commit(deps);
     if (call.parsed.stream) await stream(deps, format, call, res);
     else await answer(deps, format, call, res);

@@ -3,6 +3,7 @@ import type { Points } from '../billing/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { StoredAccount, StoredKey } from '../store/index.ts';
 import type { Concurrency } from './concurrency.ts';
+import { periodStart } from './periods.ts';
 import { giveBackQuota, takeQuota } from './quota.ts';
 
 /** Who is asking for work to start: the key (null for work the emulator starts itself) and its account. */
@@ -37,18 +38,23 @@ export function admit(admission: Admission, points: Points): { started: () => vo
   };
 }
 
-/** When work ends: it stops counting toward concurrency, and the quota keeps only what was charged. */
+/**
+ * When work ends: it stops counting toward concurrency, and the quota keeps only what was charged. A quota
+ * period that is over stays as it was: what was taken in it is neither given back to nor collected from a later
+ * one.
+ */
 export function finished(
   concurrency: Concurrency,
   key: StoredKey | null | undefined,
   accountId: string,
-  taken: Points,
+  taken: { points: Points; atMs: number },
   charged: Points,
   nowMs: number,
 ): void {
   concurrency.end(key?.key ?? null, accountId);
-  if (!key) return;
-  if (cmp(taken, charged) > 0) giveBackQuota(key, sub(taken, charged), nowMs);
+  const quota = key?.settings?.quota;
+  if (!key || !quota || periodStart(quota.period, taken.atMs) !== periodStart(quota.period, nowMs)) return;
+  if (cmp(taken.points, charged) > 0) giveBackQuota(key, sub(taken.points, charged), nowMs);
   // A settlement beyond the freeze is collected whatever the quota says, and counts against it.
-  else if (cmp(charged, taken) > 0) takeQuota(key, sub(charged, taken), nowMs, true);
+  else if (cmp(charged, taken.points) > 0) takeQuota(key, sub(charged, taken.points), nowMs, true);
 }

@@ -85,7 +85,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     if (charged !== ZERO) move(ctx.data, account.id, { kind: 'charge', points: charged, callId, atMs: at });
     if (refunded !== ZERO) move(ctx.data, account.id, { kind: 'refund', points: refunded, callId, atMs: at });
     settled = { frozen, charged, refunded };
-    finished(ctx.concurrency, ctx.admission.key, account.id, frozen, charged, at);
+    finished(ctx.concurrency, ctx.admission.key, account.id, { points: frozen, atMs: nowMs }, charged, at);
     return settled;
   };
   return {

@@ -182,7 +182,8 @@ it('openai chat.completions.create answers with a svcchat_ id, the model snapsho
     path: '/v1/chat/completions',
     status: 200,
     error_code: null,
-    model: PRO.snapshot,
+    // The record keeps the model code the call named, so records can be filtered by it.
+    model: PRO.id,
     text: { stream: false, input_tokens: usage?.prompt_tokens, output_tokens: usage?.completion_tokens, client_closed: false },
   });
 });
@@ -370,7 +371,8 @@ it('openai responses.create answers with a svcresp_ id, output_text, usage, stor
   expect(callRecord(response._request_id)).toMatchObject({
     path: '/v1/responses',
     status: 200,
-    model: PRO.snapshot,
+    // The record keeps the model code the call named, so records can be filtered by it.
+    model: PRO.id,
     text: { stream: false, input_tokens: usage?.input_tokens, output_tokens: usage?.output_tokens },
   });
 });
@@ -473,7 +475,8 @@ it('anthropic messages.create answers with a svcmsg_ id, text content, stop_reas
     account_id: account.id,
     path: '/v1/messages',
     status: 200,
-    model: PRO.snapshot,
+    // The record keeps the model code the call named, so records can be filtered by it.
+    model: PRO.id,
     text: { stream: false, input_tokens: msg.usage.input_tokens, output_tokens: msg.usage.output_tokens },
   });
 });
