@@ -22,6 +22,7 @@ import {
   requestIds,
   tasksRoutes,
   textRoutes,
+  uiRoutes,
   uploadRoutes,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
@@ -56,6 +57,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1', v1);
 
   app.use('/files', fileServingRoutes(deps));
+
+  // The dashboard's page holds no data, so it is served before the control API's token check.
+  app.use('/_emulator/ui', uiRoutes());
 
   const admin = express.Router();
   admin.use(jsonBody(deps.config.bodyLimit));

@@ -52,6 +52,10 @@ export function adminRoutes(deps: AppDeps): Router {
     res.status(201).json(accountView(account));
   });
 
+  router.get('/accounts', (_req, res) => {
+    res.json({ object: 'list', data: Object.values(store.data.accounts).map(accountView) });
+  });
+
   router.get('/accounts/:id', (req, res) => {
     res.json(accountView(findAccount(store.data, req.params.id)));
   });

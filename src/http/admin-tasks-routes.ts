@@ -61,6 +61,13 @@ export function adminTasksRoutes(deps: AppDeps): Router {
     res.json(task);
   });
 
+  // The same cancel as POST /v1/tasks/{id}/cancel, for any account's task (the dashboard has no API key).
+  router.post('/tasks/:id/cancel', async (req, res) => {
+    const task = engine.cancel(taskOf(req.params.id));
+    await commit(deps);
+    res.json(task);
+  });
+
   router.get('/scenarios', (_req, res) => {
     res.json({ object: 'list', data: deps.scenarios.list() });
   });

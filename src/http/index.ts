@@ -8,6 +8,7 @@ export { adminCallsRoutes } from './admin-calls-routes.ts';
 export { adminKeysRoutes } from './admin-keys-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
+export { uiRoutes } from './ui-routes.ts';
 export { apiKeyAuth } from './api-key.ts';
 export { jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';

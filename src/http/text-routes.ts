@@ -48,22 +48,28 @@ export function textRoutes(deps: AppDeps): Router {
   return router;
 }
 
+/** The call's record: tokens and points, and with --record-content the prompt and the output actually sent. */
 function record(deps: AppDeps, res: Response, call: TextCall, outputTokens: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
-  amendCall(deps, res, { text: {
-    stream: call.parsed.stream,
-    input_tokens: call.view.generated.inputTokens,
-    output_tokens: outputTokens,
-    points,
-    client_closed: clientClosed,
-    ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output: call.view.generated.pieces.join('') } } : {}),
-  } });
+  const { generated } = call.view;
+  const output = generated.toolCall ? (outputTokens > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, outputTokens).join('');
+  amendCall(deps, res, {
+    text: {
+      stream: call.parsed.stream,
+      input_tokens: generated.inputTokens,
+      output_tokens: outputTokens,
+      points,
+      client_closed: clientClosed,
+      ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output } } : {}),
+    },
+  });
 }
 
 async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Response): Promise<void> {
   const { behaviour } = call;
   await deps.clock.wait(behaviour.first_token_ms);
-  if (behaviour.error_after_chunks !== undefined) {
-    // A fault part-way through generation: nothing is charged.
+  // A fault part-way through generation (an answer shorter than the fault point finishes, as a stream would).
+  if (behaviour.error_after_chunks !== undefined && call.view.generated.pieces.length > behaviour.error_after_chunks) {
+    // Nothing is charged.
     record(deps, res, call, 0, call.refundAll(), false);
     await commit(deps);
     throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));

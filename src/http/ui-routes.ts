@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import { notFound } from './error-handler.ts';
+
+/**
+ * The package's top-level `ui/` folder; `../../ui/` is right from both src/http (tsx) and dist/http (the build),
+ * since tsc copies no static files.
+ */
+const UI_DIR = new URL('../../ui/', import.meta.url);
+
+const FILES: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+
+// The page loads only its own files and talks only to this emulator.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The dashboard under /_emulator/ui: static files that hold no data, so they need no token; the page asks for
+ * the admin token and sends it on its own calls to the control API.
+ */
+export function uiRoutes(): Router {
+  const router = Router();
+  const serve =
+    (name: string, type: string): RequestHandler =>
+    async (_req, res) => {
+      // Read on each request: a few kilobytes from the page cache, and an edited page shows on reload.
+      const body = await readFile(new URL(name, UI_DIR));
+      res.set({
+        'Content-Type': type,
+        'Cache-Control': 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+        'Referrer-Policy': 'no-referrer',
+      });
+      res.send(body);
+    };
+  for (const [name, type] of Object.entries(FILES)) {
+    router.get(`/${name}`, serve(name, type));
+    if (name === 'index.html') router.get('/', serve(name, type));
+  }
+  router.use(notFound);
+  return router;
+}
