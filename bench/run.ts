@@ -84,7 +84,7 @@ async function benchEmulator(
   withText = false,
 ): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[]; streams?: StreamFigures }> {
   const server = await startServer(
-    [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, ...storeArgs],
+    [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, '--log-level', 'silent', ...storeArgs],
     '/_emulator/health',
   );
   try {

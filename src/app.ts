@@ -20,6 +20,7 @@ import {
   modelsRoutes,
   notFound,
   requestIds,
+  requestLog,
   tasksRoutes,
   textRoutes,
   uiRoutes,
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestIds(deps.random));
+  if (deps.logger) app.use(requestLog(deps, deps.logger));
 
   const v1 = express.Router();
   // Every /v1 request leaves a call record, those refused by authentication included.

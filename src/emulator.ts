@@ -14,6 +14,7 @@ import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { commit } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
+import type { Logger } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
@@ -54,7 +55,10 @@ export interface EmulatorOptions {
   resolveHost?: ResolveHost;
   /** Keep prompts and outputs of text calls in their call records. */
   recordContent?: boolean;
+  /** Where unexpected errors go (default: standard error, or `logger` when given). */
   log?: (message: string) => void;
+  /** Structured log lines: one per request, and errors. */
+  logger?: Logger;
 }
 
 export interface Emulator {
@@ -74,7 +78,7 @@ export interface Emulator {
 /** Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = await openStore(options.db ? { path: options.db } : {});
-  const log = options.log ?? ((message: string) => console.error(message));
+  const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const clock = createClock({
     mode: options.clock ?? 'real',
     onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
@@ -147,6 +151,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     blobs,
     files,
     textModels: loadTextModels(),
+    logger: options.logger ?? null,
     webhooks,
     resolveHost: options.resolveHost ?? resolveWithDns,
     concurrency,

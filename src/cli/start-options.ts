@@ -1,97 +1,159 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import type { EmulatorOptions } from '../emulator.ts';
 
 export interface StartOptions extends EmulatorOptions {
   host: string;
   port: number;
+  logLevel: LogLevel;
+  logFormat: 'pretty' | 'json';
 }
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export class UsageError extends Error {}
 
 /** `--help` of a command: its text goes to stdout and the exit code is 0. */
 export class HelpRequested extends UsageError {}
 
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | { oneOf: readonly string[] };
+
+interface Flag {
+  name: string;
+  kind: Kind;
+  /** Shown in --help after the flag. */
+  value?: string;
+  help: string;
+  default?: string;
+}
+
+/**
+ * Every start option, once: its flag, its environment variable (SVC_EMULATOR_ + the name in capitals), its
+ * config-file key (the flag's name), its check and its help line. Flags beat the environment, which beats the
+ * config file, which beats the defaults.
+ */
+const FLAGS: Flag[] = [
+  { name: 'config', kind: 'string', value: 'FILE', help: 'a JSON or YAML file of these options (keys as the flags)' },
+  { name: 'host', kind: 'string', value: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
+  { name: 'port', kind: 'port', value: 'PORT', help: 'port (0 picks a free one)', default: '4010' },
+  { name: 'db', kind: 'string', value: 'PATH', help: 'JSON store file', default: './.svc-emulator/db.json' },
+  { name: 'memory', kind: 'boolean', help: 'keep the store in memory only' },
+  { name: 'clock', kind: { oneOf: ['real', 'manual'] }, value: 'real|manual', help: 'real follows wall time; manual stands still until advanced', default: 'real' },
+  { name: 'speed', kind: 'positive', value: 'N', help: 'real clock only: run N times faster', default: '1' },
+  { name: 'admin-token', kind: 'string', value: 'T', help: 'control API token', default: 'random, printed' },
+  { name: 'allow-insecure-webhooks', kind: 'boolean', help: 'accept http and internal callback addresses (local development, tests)' },
+  { name: 'seed', kind: 'string', value: 'S', help: 'repeatable ids and generated data' },
+  { name: 'scenarios', kind: 'string', value: 'DIR', help: 'scenario files to load', default: "the package's scenarios/" },
+  { name: 'public-url', kind: 'string', value: 'URL', help: 'address result files are served under', default: 'the listening address' },
+  { name: 'file-retention-hours', kind: 'positive', value: 'N', help: 'how long uploaded and result files live', default: '168' },
+  { name: 'webhook-timestamps', kind: { oneOf: ['real', 'virtual'] }, value: 'real|virtual', help: 'webhook-timestamp from the wall clock or the virtual clock', default: 'real' },
+  { name: 'webhook-timeout-ms', kind: 'count', value: 'N', help: 'real time a callback receiver has to answer', default: '10000' },
+  { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
+  { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },
+  { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: 'pretty' },
+];
+
+const envName = (flag: string): string => `SVC_EMULATOR_${flag.replaceAll('-', '_').toUpperCase()}`;
+
 export const START_HELP = `Usage: svc-emulator start [options]
 
-  --host HOST                  address to listen on (default 127.0.0.1; env SVC_EMULATOR_HOST)
-  --port PORT                  port (default 4010; env SVC_EMULATOR_PORT)
-  --db PATH                    JSON store file (default ./.svc-emulator/db.json; env SVC_EMULATOR_DB)
-  --memory                     keep the store in memory only
-  --clock real|manual          real follows wall time; manual stands still until /_emulator/clock/advance
-  --speed N                    real clock only: run N times faster
-  --admin-token T              control API token (env SVC_EMULATOR_ADMIN_TOKEN; default: random, printed)
-  --allow-insecure-webhooks    accept http and internal callback addresses (local development, tests)
-  --seed S                     repeatable ids and generated data
-  --scenarios DIR              scenario files to load (default: the package's scenarios/; env SVC_EMULATOR_SCENARIOS)
-  --public-url URL             address result files are served under (default: the listening address)
-  --file-retention-hours N     how long uploaded and result files live (default 168)
-  --webhook-timestamps real|virtual
-                               webhook-timestamp from the wall clock (default) or the virtual clock
-  --webhook-timeout-ms N       real time a callback receiver has to answer (default 10000)
-  --record-content             keep prompts and outputs of text calls in their call records
+Each option is also the environment variable SVC_EMULATOR_<NAME> (SVC_EMULATOR_LOG_LEVEL=debug) and a key of
+the --config file ({"port": 4011, "log-format": "json"}); flags win over the environment, the environment over
+the file.
+
+${FLAGS.map((f) => {
+  const left = `  --${f.name}${f.value ? ` ${f.value}` : ''}`;
+  const right = `${f.help}${f.default ? ` (default ${f.default})` : ''}; ${envName(f.name)}`;
+  return left.length < 31 ? `${left.padEnd(31)}${right}` : `${left}\n${' '.repeat(31)}${right}`;
+}).join('\n')}
 `;
 
-/** Flags, then environment variables, then defaults. */
+/** Flags, then environment variables, then the config file, then defaults. */
 export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): StartOptions {
-  const { values } = parseArgs({
+  const { values: parsed } = parseArgs({
     args: argv,
     strict: true,
     options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      db: { type: 'string' },
-      memory: { type: 'boolean' },
-      clock: { type: 'string' },
-      speed: { type: 'string' },
-      'admin-token': { type: 'string' },
-      'allow-insecure-webhooks': { type: 'boolean' },
-      seed: { type: 'string' },
-      scenarios: { type: 'string' },
-      'public-url': { type: 'string' },
-      'file-retention-hours': { type: 'string' },
-      'webhook-timestamps': { type: 'string' },
-      'webhook-timeout-ms': { type: 'string' },
-      'record-content': { type: 'boolean' },
+      ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }])),
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) throw new HelpRequested(START_HELP);
-  const port = Number(values.port ?? env['SVC_EMULATOR_PORT'] ?? 4010);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${values.port}`);
-  const clock = values.clock ?? env['SVC_EMULATOR_CLOCK'] ?? 'real';
-  if (clock !== 'real' && clock !== 'manual') throw new UsageError(`--clock must be real or manual, got ${clock}`);
-  const speed = values.speed === undefined ? undefined : Number(values.speed);
-  if (speed !== undefined && !(speed > 0)) throw new UsageError(`--speed must be a positive number, got ${values.speed}`);
-  if (values.memory && values.db) throw new UsageError('--db and --memory exclude each other');
-  const adminToken = values['admin-token'] ?? env['SVC_EMULATOR_ADMIN_TOKEN'];
-  const retentionHours = values['file-retention-hours'] === undefined ? undefined : Number(values['file-retention-hours']);
-  if (retentionHours !== undefined && !(retentionHours > 0)) {
-    throw new UsageError(`--file-retention-hours must be a positive number, got ${values['file-retention-hours']}`);
-  }
-  const scenariosDir = values.scenarios ?? env['SVC_EMULATOR_SCENARIOS'];
-  const webhookTimestamps = values['webhook-timestamps'];
-  if (webhookTimestamps !== undefined && webhookTimestamps !== 'real' && webhookTimestamps !== 'virtual') {
-    throw new UsageError(`--webhook-timestamps must be real or virtual, got ${webhookTimestamps}`);
-  }
-  const webhookTimeoutMs = values['webhook-timeout-ms'] === undefined ? undefined : Number(values['webhook-timeout-ms']);
-  if (webhookTimeoutMs !== undefined && !(Number.isInteger(webhookTimeoutMs) && webhookTimeoutMs > 0)) {
-    throw new UsageError(`--webhook-timeout-ms must be a positive whole number, got ${values['webhook-timeout-ms']}`);
-  }
-  const db = values.memory ? undefined : (values.db ?? env['SVC_EMULATOR_DB'] ?? './.svc-emulator/db.json');
-  return {
-    host: values.host ?? env['SVC_EMULATOR_HOST'] ?? '127.0.0.1',
-    port,
-    clock,
-    allowInsecureWebhooks: values['allow-insecure-webhooks'] ?? false,
-    ...(db !== undefined ? { db } : {}),
-    ...(speed !== undefined ? { speed } : {}),
-    ...(adminToken ? { adminToken } : {}),
-    ...(values.seed !== undefined ? { seed: values.seed } : {}),
-    ...(scenariosDir !== undefined ? { scenariosDir } : {}),
-    ...(values['public-url'] !== undefined ? { publicUrl: values['public-url'].replace(/\/+$/, '') } : {}),
-    ...(retentionHours !== undefined ? { fileRetentionSeconds: retentionHours * 3600 } : {}),
-    ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
-    ...(webhookTimeoutMs !== undefined ? { webhookTimeoutMs } : {}),
-    recordContent: values['record-content'] ?? false,
+  const values = parsed as Record<string, string | boolean | undefined>;
+  if (values['help']) throw new HelpRequested(START_HELP);
+  const configPath = (values['config'] as string | undefined) ?? env[envName('config')];
+  const file = configPath ? readConfig(configPath) : {};
+  const raw = (name: string): string | boolean | undefined => {
+    const flag = values[name];
+    if (flag !== undefined) return flag as string | boolean;
+    const fromEnv = env[envName(name)];
+    if (fromEnv !== undefined) return fromEnv;
+    const fromFile = file[name];
+    return fromFile === undefined || fromFile === null ? undefined : typeof fromFile === 'boolean' ? fromFile : String(fromFile);
   };
+  const get = (name: string): string | boolean | number | undefined => {
+    const flag = FLAGS.find((f) => f.name === name);
+    const value = raw(name);
+    if (!flag || value === undefined) return undefined;
+    return check(flag, value);
+  };
+  if (values['memory'] && values['db'] !== undefined) throw new UsageError('--db and --memory exclude each other');
+  const port = (get('port') as number | undefined) ?? 4010;
+  const db = get('memory') ? undefined : ((get('db') as string | undefined) ?? './.svc-emulator/db.json');
+  const optional = <T>(name: string, key: keyof StartOptions, map: (v: never) => T = (v) => v as T): Partial<StartOptions> => {
+    const value = get(name);
+    return value === undefined ? {} : { [key]: map(value as never) };
+  };
+  return {
+    host: (get('host') as string | undefined) ?? '127.0.0.1',
+    port,
+    clock: ((get('clock') as string | undefined) ?? 'real') as 'real' | 'manual',
+    allowInsecureWebhooks: (get('allow-insecure-webhooks') as boolean | undefined) ?? false,
+    recordContent: (get('record-content') as boolean | undefined) ?? false,
+    logLevel: ((get('log-level') as string | undefined) ?? 'info') as LogLevel,
+    logFormat: ((get('log-format') as string | undefined) ?? 'pretty') as 'pretty' | 'json',
+    ...(db !== undefined ? { db } : {}),
+    ...optional('speed', 'speed'),
+    ...optional('admin-token', 'adminToken'),
+    ...optional('seed', 'seed'),
+    ...optional('scenarios', 'scenariosDir'),
+    ...optional('public-url', 'publicUrl', (v: string) => v.replace(/\/+$/, '')),
+    ...optional('file-retention-hours', 'fileRetentionSeconds', (v: number) => v * 3600),
+    ...optional('webhook-timestamps', 'webhookTimestamps'),
+    ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
+  };
+}
+
+function check(flag: Flag, value: string | boolean): string | boolean | number {
+  const kind = flag.kind;
+  if (kind === 'boolean') {
+    if (typeof value === 'boolean') return value;
+    if (['true', '1', 'yes'].includes(value)) return true;
+    if (['false', '0', 'no', ''].includes(value)) return false;
+    throw new UsageError(`--${flag.name} is on or off, got ${value}`);
+  }
+  const text = String(value);
+  if (kind === 'string') return text;
+  if (typeof kind === 'object') {
+    if (!kind.oneOf.includes(text)) throw new UsageError(`--${flag.name} must be ${kind.oneOf.join(' or ')}, got ${text}`);
+    return text;
+  }
+  const n = Number(text);
+  if (kind === 'port' && !(Number.isInteger(n) && n >= 0 && n <= 65535)) throw new UsageError(`--${flag.name} must be 0-65535, got ${text}`);
+  if (kind === 'positive' && !(n > 0)) throw new UsageError(`--${flag.name} must be a positive number, got ${text}`);
+  if (kind === 'count' && !(Number.isInteger(n) && n > 0)) throw new UsageError(`--${flag.name} must be a positive whole number, got ${text}`);
+  return n;
+}
+
+function readConfig(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--config ${path}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--config ${path}: not a mapping of options`);
+  const unknown = Object.keys(parsed).filter((key) => key === 'config' || !FLAGS.some((f) => f.name === key));
+  if (unknown.length > 0) throw new UsageError(`--config ${path}: unknown option ${unknown.join(', ')}`);
+  return parsed as Record<string, unknown>;
 }

@@ -1,10 +1,15 @@
 import { createEmulator } from '../emulator.ts';
+import { createLogger } from '../log/index.ts';
 import { VERSION } from '../version.ts';
 import type { StartOptions } from './start-options.ts';
 
 /** `svc-emulator start`: listens, prints where and with which demo key, and shuts down cleanly on a signal. */
 export async function start(options: StartOptions): Promise<void> {
-  const emulator = await createEmulator(options);
+  // Log times come from the emulator's clock (its wall time), which exists once the emulator does.
+  let wallNow = (): number => 0;
+  const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
+  const emulator = await createEmulator({ ...options, logger });
+  wallNow = () => emulator.clock.wallNow();
   const url = await emulator.listen(options.port, options.host);
   const demo = Object.values(emulator.store.data.keys).filter((k) => k.account_id === 'acct_demo');
   const account = emulator.store.data.accounts['acct_demo'];

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/index.ts';
+import type { Logger } from '../log/index.ts';
 import type { Contract } from '../contract/index.ts';
 import type { BlobStore, FileKeeper } from '../files/index.ts';
 import type { Concurrency, NonceCache, RateLimiter } from '../keys/index.ts';
@@ -30,6 +31,8 @@ export interface AppDeps {
   contract: Contract;
   config: AppConfig;
   log: (message: string) => void;
+  /** Request log lines; none for an in-process emulator unless given. */
+  logger: Logger | null;
   engine: TaskEngine;
   scenarios: ScenarioRegistry;
   blobs: BlobStore;

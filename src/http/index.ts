@@ -16,3 +16,4 @@ export { errorHandler, notFound } from './error-handler.ts';
 export { commit } from './context.ts';
 export type { AppDeps, AppConfig } from './context.ts';
 export { requestSigning, rateLimit, modelPermission, admissionOf } from './key-checks.ts';
+export { requestLog } from './request-log.ts';
