@@ -1,25 +1,17 @@
-import { readFileSync } from 'node:fs';
 import Big from 'big.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { TEXT_MODELS } from '../support/text-models.ts';
+import type { TextModel } from '../../src/models/index.ts';
 
 // Text calls through the harness (every answer checked against openapi/service.yaml): the freeze, the settlement
 // and the refunds to the thousandth, the checks that refuse a call before anything is frozen, the error shapes of
 // the three endpoints, and the call records.
 // @see reference "Text endpoints (synchronous)", "Text billing", "Errors"
 
-interface TextModelFixture {
-  id: string;
-  input_per_million: string;
-  output_per_million: string;
-  default_max_tokens: number;
-  max_output_tokens: number;
-  snapshot: string;
-}
-const MODELS = (JSON.parse(readFileSync(new URL('../../fixtures/text-models.json', import.meta.url), 'utf8')) as { models: TextModelFixture[] })
-  .models;
-const model = (id: string): TextModelFixture => {
+const MODELS = TEXT_MODELS;
+const model = (id: string): TextModel => {
   const found = MODELS.find((m) => m.id === id);
   if (!found) throw new Error(`no text model ${id} in fixtures/text-models.json`);
   return found;
@@ -28,7 +20,7 @@ const PRO = model('svc-text-pro');
 const LITE = model('svc-text-lite');
 
 /** (input price × input tokens + output price × output tokens) ÷ 1,000,000, to the thousandth, half up; never floats. */
-const tokenPoints = (m: TextModelFixture, inputTokens: number, outputTokens: number): string =>
+const tokenPoints = (m: TextModel, inputTokens: number, outputTokens: number): string =>
   new Big(m.input_per_million)
     .times(inputTokens)
     .plus(new Big(m.output_per_million).times(outputTokens))

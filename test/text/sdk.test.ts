@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import type { APIError as AnthropicAPIError } from '@anthropic-ai/sdk';
 import { Stream as AnthropicStream } from '@anthropic-ai/sdk/core/streaming';
@@ -9,18 +8,12 @@ import type { APIError as OpenAIAPIError } from 'openai';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { TEXT_MODELS } from '../support/text-models.ts';
+import type { TextModel } from '../../src/models/index.ts';
 
 // The three text endpoints driven by the official SDKs, with nothing changed but the base address and the key
 // (and maxRetries: 0, so a failing call fails at once instead of the SDK sleeping before a retry).
 
-interface TextModelFixture {
-  id: string;
-  input_per_million: string;
-  output_per_million: string;
-  default_max_tokens: number;
-  max_output_tokens: number;
-  snapshot: string;
-}
 interface LedgerRow {
   kind: string;
   points: string;
@@ -32,9 +25,8 @@ interface Balances {
   charged: string;
 }
 
-const MODELS = (JSON.parse(readFileSync(new URL('../../fixtures/text-models.json', import.meta.url), 'utf8')) as { models: TextModelFixture[] })
-  .models;
-const modelOf = (id: string): TextModelFixture => {
+const MODELS = TEXT_MODELS;
+const modelOf = (id: string): TextModel => {
   const model = MODELS.find((m) => m.id === id);
   if (!model) throw new Error(`fixtures/text-models.json has no ${id}`);
   return model;
@@ -94,7 +86,7 @@ const callRecord = (requestId: string | null | undefined) => {
 
 /** Points as the reference writes them: decimal, rounded to three places. */
 const points = (value: Big): string => value.round(3, Big.roundHalfUp).toFixed(3);
-const tokenCost = (model: TextModelFixture, input: number, output: number): string =>
+const tokenCost = (model: TextModel, input: number, output: number): string =>
   points(new Big(model.input_per_million).times(input).plus(new Big(model.output_per_million).times(output)).div(1_000_000));
 
 /** The error a promise rejects with; a promise that resolves fails the test. */

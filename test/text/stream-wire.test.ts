@@ -1,24 +1,16 @@
-import { readFileSync } from 'node:fs';
 import Big from 'big.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { TEXT_MODELS } from '../support/text-models.ts';
+import type { TextModel } from '../../src/models/index.ts';
 
 // Text streams on the wire, read with fetch from a listening emulator so the bytes are what a client sees: the
 // headers, the event order of each format, mid-stream errors and a client that goes away.
 // @see reference "Streaming", "Text billing", "Errors" and "States and transitions" (disconnects)
 
-interface TextModelFixture {
-  id: string;
-  input_per_million: string;
-  output_per_million: string;
-  default_max_tokens: number;
-  max_output_tokens: number;
-  snapshot: string;
-}
-const MODELS = (JSON.parse(readFileSync(new URL('../../fixtures/text-models.json', import.meta.url), 'utf8')) as { models: TextModelFixture[] })
-  .models;
-const PRO = MODELS.find((m) => m.id === 'svc-text-pro') as TextModelFixture;
+const MODELS = TEXT_MODELS;
+const PRO = MODELS.find((m) => m.id === 'svc-text-pro') as TextModel;
 
 /** (input price × input tokens + output price × output tokens) ÷ 1,000,000, to the thousandth, half up. */
 const tokenPoints = (inputTokens: number, outputTokens: number, model = PRO): string =>
