@@ -255,6 +255,8 @@ function renderClock(clock) {
   renderInto($('clock-now'), clock.now, () => time(clock.now));
   $('clock-mode').textContent = clock.mode;
   $('clock-speed').textContent = clock.mode === 'real' ? `${clock.speed}× wall time` : 'stands still until advanced';
+  // Only a real clock has a speed to set.
+  $('clock-speed-form').hidden = clock.mode !== 'real';
 }
 
 async function advanceClock(secondsToAdvance, button) {
@@ -653,6 +655,16 @@ $('logout').addEventListener('click', () => signOut('Signed out.'));
 for (const button of document.querySelectorAll('[data-advance]')) {
   button.addEventListener('click', () => advanceClock(Number(button.dataset.advance), button));
 }
+
+$('clock-speed-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const speed = Number($('clock-speed-input').value);
+  if (!(speed > 0)) return announce('Give the speed as a number above 0.', true);
+  act(event.submitter ?? null, async () => {
+    const result = await api('POST', '/_emulator/clock/speed', { speed });
+    return `The clock now runs ${result.speed}× wall time.`;
+  });
+});
 
 $('advance-custom').addEventListener('submit', (event) => {
   event.preventDefault();

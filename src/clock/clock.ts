@@ -10,6 +10,8 @@ export interface Clock {
   readonly mode: ClockMode;
   /** Times faster than the wall clock (real mode); 1 in manual mode. */
   readonly speed: number;
+  /** Real mode: from now on run `speed` times faster than the wall clock (RangeError in manual mode). */
+  setSpeed(speed: number): void;
   /** Current virtual time, epoch milliseconds. */
   now(): number;
   /** Runs `job` once the virtual time reaches `atMs` (at once on the next advance if already due). */
@@ -53,9 +55,9 @@ export interface ClockOptions {
 }
 
 export function createClock(options: ClockOptions): Clock {
-  const speed = options.mode === 'real' ? (options.speed ?? 1) : 1;
-  const wallStart = Date.now();
-  const virtualStart = Math.max(options.startMs ?? wallStart, options.notBeforeMs ?? -Infinity);
+  let speed = options.mode === 'real' ? (options.speed ?? 1) : 1;
+  let wallStart = Date.now();
+  let virtualStart = Math.max(options.startMs ?? wallStart, options.notBeforeMs ?? -Infinity);
   // Virtual time = start + elapsed wall time × speed (real mode only) + everything advanced by hand.
   let advancedMs = 0;
   let manualNow = virtualStart;
@@ -104,7 +106,19 @@ export function createClock(options: ClockOptions): Clock {
 
   return {
     mode: options.mode,
-    speed,
+    get speed() {
+      return speed;
+    },
+    setSpeed(next) {
+      if (options.mode !== 'real') throw new RangeError('only a real clock has a speed');
+      if (!(next > 0)) throw new RangeError('speed must be positive');
+      // Re-anchor at this instant, so the time so far stays as it was and only what follows runs faster or slower.
+      virtualStart = now();
+      advancedMs = 0;
+      wallStart = Date.now();
+      speed = next;
+      armTimer();
+    },
     now,
     at(atMs, job) {
       const entry = queue.push(atMs, job);

@@ -34,6 +34,18 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json({ now: formatTime(now), mode: clock.mode });
   });
 
+  router.post('/clock/speed', async (req, res) => {
+    const body = contract.body<{ speed: number }>('admin', 'ClockSpeedRequest', requireObjectBody(req));
+    if (clock.mode !== 'real') {
+      throw new ApiError('invalid_params', 'A manual clock has no speed; advance it instead.', [
+        { field: 'speed', message: 'applies to a real clock only (this one is manual)' },
+      ]);
+    }
+    clock.setSpeed(body.speed);
+    await commit(deps);
+    res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
+  });
+
   router.post('/accounts', async (req, res) => {
     const body = contract.body<{ points?: string; webhook_url?: string | null }>(
       'admin',

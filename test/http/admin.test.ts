@@ -129,3 +129,21 @@ it('answers unknown top-level paths with 404 and a request id', async () => {
   expect(res.status).toBe(404);
   expect(res.headers['x-request-id']).toMatch(/^req_/);
 });
+
+it('refuses a speed for the manual clock with 422 naming speed', async () => {
+  const res = await t.admin.post('/_emulator/clock/speed', { speed: 10 });
+  expect(res.status).toBe(422);
+  expect(res.body.error.details[0].field).toBe('speed');
+});
+
+it('sets the speed of a real clock', async () => {
+  const real = await startEmulator({ clock: 'real', speed: 1 });
+  try {
+    const res = await real.admin.post('/_emulator/clock/speed', { speed: 60 });
+    expect(res.body).toMatchObject({ mode: 'real', speed: 60 });
+    expect((await real.admin.get('/_emulator/clock')).body.speed).toBe(60);
+    expect((await real.admin.post('/_emulator/clock/speed', { speed: 0 })).status).toBe(422);
+  } finally {
+    await real.close();
+  }
+});

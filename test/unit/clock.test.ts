@@ -90,3 +90,18 @@ describe('time format', () => {
     expect(compactTime(Date.parse(utc))).toBe(compact);
   });
 });
+
+describe('real clock speed', () => {
+  it('keeps the time so far and runs at the new speed from the change on', () => {
+    const clock = createClock({ mode: 'real', startMs: T0, speed: 1 });
+    const before = clock.now();
+    clock.setSpeed(3600);
+    expect(clock.speed).toBe(3600);
+    expect(clock.now() - before).toBeLessThan(1000);
+    clock.stop();
+  });
+
+  it('has no speed to set on a manual clock', () => {
+    expect(() => createClock({ mode: 'manual', startMs: T0 }).setSpeed(2)).toThrow(RangeError);
+  });
+});
