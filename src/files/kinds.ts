@@ -24,7 +24,7 @@ const BY_EXTENSION: Record<string, string> = {
 
 export function mimeFromName(filename: string): string {
   const ext = filename.toLowerCase().split('.').pop() ?? '';
-  return BY_EXTENSION[ext] ?? 'application/octet-stream';
+  return Object.hasOwn(BY_EXTENSION, ext) ? (BY_EXTENSION[ext] ?? 'application/octet-stream') : 'application/octet-stream';
 }
 
 export function extensionOf(mimeType: string): string {

@@ -57,15 +57,35 @@ export const parseJsonBody: RequestHandler = (req, _res, next) => {
   }
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
+    throw textEndpoint
+      ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object.')
+      : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
   }
+  let body: unknown;
   try {
-    req.body = JSON.parse(raw.toString('utf8')) as unknown;
+    body = JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
     throw new ApiError('bad_request', 'The request body is not valid JSON.');
   }
+  // No valid request nests deeply; a body that does would exhaust the stack of whatever walks it later.
+  if (depthOver(body, MAX_DEPTH)) throw new ApiError('bad_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
+  req.body = body;
   next();
 };
+
+const MAX_DEPTH = 64;
+
+/** Whether a parsed JSON value nests deeper than `max`, found without recursion. */
+function depthOver(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
 export const jsonBody = (limit: string): RequestHandler[] => [readBody(() => limit), parseJsonBody];

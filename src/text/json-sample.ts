@@ -8,7 +8,8 @@ type Schema = Record<string, unknown>;
  * arguments of a forced tool call to be valid against the schema the caller sent.
  */
 export function sampleJson(schema: Schema | undefined, random: Random, depth = 0): unknown {
-  if (!schema || depth > 6) return {};
+  // The schema comes from the caller: anything that is not a schema object gives an empty object.
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > 6) return {};
   if ('const' in schema) return schema['const'];
   if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][random.int(schema['enum'].length)];
   const variants = (schema['anyOf'] ?? schema['oneOf']) as Schema[] | undefined;
