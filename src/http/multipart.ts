@@ -29,6 +29,10 @@ export function readMultipart(req: Request, body: Buffer, maxBytes: number): Pro
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // A truncated part errors the file stream: without a listener that would take the whole process down.
+      stream.on('error', (err: Error) => {
+        failed ??= new ApiError('bad_request', `The multipart body cannot be read: ${err.message}.`);
+      });
       // busboy reports the limit when a file reaches it: one byte over the maximum is what is refused.
       stream.on('limit', () => {
         failed = new ApiError('payload_too_large', `The file is larger than ${maxBytes / 1048576}MB.`);

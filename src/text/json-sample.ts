@@ -27,7 +27,8 @@ export function sampleJson(schema: Schema | undefined, random: Random, depth = 0
     case 'null':
       return null;
     case 'array': {
-      const count = Math.max(Number(schema['minItems'] ?? 1), 1);
+      // The caller's schema may ask for millions of items: a sample needs a few.
+      const count = Math.min(Math.max(Number(schema['minItems'] ?? 1) || 1, 1), 8);
       return Array.from({ length: count }, () => sampleJson(schema['items'] as Schema | undefined, random, depth + 1));
     }
     default: {
