@@ -5,6 +5,7 @@ import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import type { StoreData, StoredAccount, StoredKey } from '../store/index.ts';
+import { entry } from '../store/index.ts';
 
 export interface NewAccount {
   id?: string;
@@ -38,14 +39,14 @@ export function createKey(data: StoreData, random: Random, nowMs: number, accoun
 }
 
 export function findAccount(data: StoreData, id: string): StoredAccount {
-  const account = Object.hasOwn(data.accounts, id) ? data.accounts[id] : undefined;
+  const account = entry(data.accounts, id);
   if (!account) throw new ApiError('not_found', `No account '${id}'.`);
   return account;
 }
 
 /** The account a key belongs to, or undefined for a missing or unknown key. */
 export function accountForKey(data: StoreData, key: string): StoredAccount | undefined {
-  const record = Object.hasOwn(data.keys, key) ? data.keys[key] : undefined;
+  const record = entry(data.keys, key);
   return record ? data.accounts[record.account_id] : undefined;
 }
 

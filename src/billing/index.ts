@@ -1,6 +1,6 @@
-export { toPoints, add, sub, mul, cmp, isPoints, isNegative, ZERO } from './points.ts';
+export { toPoints, add, sub, mul, cmp, isNegative, ZERO } from './points.ts';
 export type { Points } from './points.ts';
-export { applyMovement, emptyBalances } from './ledger.ts';
+export { applyMovement } from './ledger.ts';
 export type { LedgerEntry, LedgerKind, Balances } from './ledger.ts';
 export { freezeAmount } from './freeze.ts';
 export type { PriceRule } from './freeze.ts';

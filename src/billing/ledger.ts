@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/index.ts';
-import { add, cmp, sub, ZERO } from './points.ts';
+import { add, cmp, sub } from './points.ts';
 import type { Points } from './points.ts';
 
 /**
@@ -51,4 +51,3 @@ export function applyMovement(balances: Balances, kind: LedgerKind, points: Poin
   }
 }
 
-export const emptyBalances = (): Balances => ({ available: ZERO, frozen: ZERO, charged: ZERO });

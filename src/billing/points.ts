@@ -7,12 +7,6 @@ import Big from 'big.js';
  */
 export type Points = string;
 
-const POINTS_PATTERN = /^-?\d+(\.\d+)?$/;
-
-export function isPoints(text: unknown): text is string {
-  return typeof text === 'string' && POINTS_PATTERN.test(text);
-}
-
 export function toPoints(value: Big | string | number): Points {
   return new Big(value).round(3, Big.roundHalfUp).toFixed(3);
 }

@@ -1,3 +1,4 @@
+import { parseTime } from '../clock/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { Store } from '../store/index.ts';
 
@@ -14,7 +15,7 @@ export function keepRecordsFor30Days(clock: Clock, store: Store): void {
     const calls = store.data.calls;
     let dropped = 0;
     for (const id in calls) {
-      const at = Date.parse(calls[id]?.at ?? '');
+      const at = parseTime(calls[id]?.at ?? '');
       if (!(at <= atMs - RECORD_RETENTION_MS)) break;
       delete calls[id];
       dropped += 1;

@@ -19,6 +19,7 @@ export function compactTime(ms: number): string {
   return `${y.slice(2)}${mo}${d}${h}${mi}${s}`;
 }
 
+/** Epoch milliseconds of a time this module formatted (NaN for anything else). */
 export function parseTime(text: string): number {
   return Date.parse(text);
 }

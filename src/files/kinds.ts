@@ -1,3 +1,5 @@
+import { entry } from '../store/index.ts';
+
 /** File kinds of the reference's file records (`image`, `video`, `audio`, `file`) from a MIME type. */
 export function kindOf(mimeType: string): 'image' | 'video' | 'audio' | 'file' {
   const top = mimeType.split('/')[0];
@@ -24,7 +26,7 @@ const BY_EXTENSION: Record<string, string> = {
 
 export function mimeFromName(filename: string): string {
   const ext = filename.toLowerCase().split('.').pop() ?? '';
-  return Object.hasOwn(BY_EXTENSION, ext) ? (BY_EXTENSION[ext] ?? 'application/octet-stream') : 'application/octet-stream';
+  return entry(BY_EXTENSION, ext) ?? 'application/octet-stream';
 }
 
 export function extensionOf(mimeType: string): string {

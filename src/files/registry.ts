@@ -2,6 +2,7 @@ import { formatTime } from '../clock/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import type { StoreData, StoredFile } from '../store/index.ts';
+import { entry } from '../store/index.ts';
 import { extensionOf, kindOf } from './kinds.ts';
 
 /** Where the emulator's own files are served: `{public url}/files/{name}`. */
@@ -68,7 +69,7 @@ export function fileByName(data: StoreData, name: string, nowMs: number): Stored
 }
 
 function byName(data: StoreData, name: string): StoredFile | undefined {
-  const id = Object.hasOwn(data.file_names, name) ? data.file_names[name] : undefined;
+  const id = entry(data.file_names, name);
   return id === undefined ? undefined : data.files[id];
 }
 
@@ -82,7 +83,7 @@ export function ownFile(
   publicUrl: string,
 ): { file: StoredFile | undefined; own: boolean } {
   if (/^file_[0-9]+$/.test(address)) {
-    return { file: Object.hasOwn(data.files, address) ? data.files[address] : undefined, own: true };
+    return { file: entry(data.files, address), own: true };
   }
   const prefix = `${publicUrl}${FILES_PATH}`;
   if (!address.startsWith(prefix)) return { file: undefined, own: false };

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { ApiError } from '../errors/index.ts';
 import type { AppDeps } from './context.ts';
+import { entry } from '../store/index.ts';
 
 /** Call records from the control API: by request id, or listed newest first with filters and pages. */
 export function adminCallsRoutes(deps: AppDeps): Router {
@@ -35,7 +36,7 @@ export function adminCallsRoutes(deps: AppDeps): Router {
   });
 
   router.get('/records/:id', (req, res) => {
-    const call = Object.hasOwn(store.data.calls, req.params.id) ? store.data.calls[req.params.id] : undefined;
+    const call = entry(store.data.calls, req.params.id);
     if (!call) throw new ApiError('not_found', `No call record '${req.params.id}'.`);
     res.json(call);
   });

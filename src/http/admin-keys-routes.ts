@@ -7,13 +7,14 @@ import { accountView } from './admin-routes.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
+import { entry } from '../store/index.ts';
 
 /** Keys with their settings, and the account's own cap. @see reference "Authentication" 3 */
 export function adminKeysRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
   const router = Router();
   const keyOf = (key: string) => {
-    const stored = Object.hasOwn(store.data.keys, key) ? store.data.keys[key] : undefined;
+    const stored = entry(store.data.keys, key);
     if (!stored) throw new ApiError('not_found', `No key '${key}'.`);
     return stored;
   };

@@ -6,6 +6,7 @@ import type { TaskFailureCode, TaskOutput } from '../tasks/index.ts';
 import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
+import { entry } from '../store/index.ts';
 
 /**
  * Steering tasks and scenarios from the control API. Every step goes through the task engine, exactly as when
@@ -16,7 +17,7 @@ export function adminTasksRoutes(deps: AppDeps): Router {
   const router = Router();
 
   const taskOf = (id: string) => {
-    const stored = Object.hasOwn(store.data.tasks, id) ? store.data.tasks[id] : undefined;
+    const stored = entry(store.data.tasks, id);
     if (!stored) throw new ApiError('not_found', `No task '${id}'.`);
     return stored;
   };

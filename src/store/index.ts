@@ -2,3 +2,4 @@ export { openStore } from './store.ts';
 export type { Store, StoreOptions } from './store.ts';
 export { emptyData, SCHEMA_VERSION } from './schema.ts';
 export type { StoreData, StoredAccount, StoredKey, StoredTask, StoredFile, StoredDelivery, DeliveryAttempt, DeliveryType, IdempotencyRecord } from './schema.ts';
+export { entry } from './lookup.ts';

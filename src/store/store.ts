@@ -1,3 +1,4 @@
+import { parseTime } from '../clock/time-format.ts';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
@@ -76,8 +77,8 @@ function upgrade(data: StoreData, path: string | null): StoreData {
     // Version 1 had no task engine: its tasks get the default plan, started from their stored times.
     for (const stored of Object.values(upgraded.tasks) as Partial<StoredTask>[]) {
       const task = stored.task as StoredTask['task'];
-      stored.created_ms ??= Date.parse(task.created_at);
-      stored.started_ms ??= task.started_at ? Date.parse(task.started_at) : null;
+      stored.created_ms ??= parseTime(task.created_at);
+      stored.started_ms ??= task.started_at ? parseTime(task.started_at) : null;
       stored.plan ??= {
         scenario: 'default',
         queue_ms: 2_000,

@@ -1,10 +1,11 @@
 import { ApiError } from '../errors/index.ts';
 import type { StoreData, StoredTask } from '../store/index.ts';
+import { entry } from '../store/index.ts';
 import type { Task, TaskStatus } from './task.ts';
 
 /** A task of this account; any other (or none) is 404 not_found. @see reference "GET /v1/tasks/{id}" */
 export function findTask(data: StoreData, accountId: string, id: string): StoredTask {
-  const stored = Object.hasOwn(data.tasks, id) ? data.tasks[id] : undefined;
+  const stored = entry(data.tasks, id);
   if (!stored || stored.account_id !== accountId) throw new ApiError('not_found', `No task '${id}' in this account.`);
   return stored;
 }

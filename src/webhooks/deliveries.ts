@@ -4,6 +4,7 @@ import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import type { DeliveryAttempt, DeliveryType, Store, StoredAccount, StoredDelivery, StoredTask } from '../store/index.ts';
+import { entry } from '../store/index.ts';
 import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, ROTATION_OVERLAP_MS } from './schedule.ts';
 import type { Send } from './send.ts';
 import { signatureHeader } from './sign.ts';
@@ -121,7 +122,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   }
 
   const deliveryOf = (messageId: string): StoredDelivery => {
-    const delivery = Object.hasOwn(store.data.deliveries, messageId) ? store.data.deliveries[messageId] : undefined;
+    const delivery = entry(store.data.deliveries, messageId);
     if (!delivery) throw new ApiError('not_found', `No callback message '${messageId}'.`);
     return delivery;
   };

@@ -95,8 +95,9 @@ describe('real clock speed', () => {
   it('keeps the time so far and runs at the new speed from the change on', () => {
     const clock = createClock({ mode: 'real', startMs: T0, speed: 1 });
     const before = clock.now();
-    clock.setSpeed(3600);
-    expect(clock.speed).toBe(3600);
+    clock.setSpeed(2);
+    expect(clock.speed).toBe(2);
+    // No jump at the change (a slow machine may let a few hundred wall milliseconds pass, doubled).
     expect(clock.now() - before).toBeLessThan(1000);
     clock.stop();
   });
