@@ -1,15 +1,21 @@
 import { parseTime } from '../clock/time-format.ts';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Low, Memory } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import { createChangeLog, KEYED_SECTIONS, TOP, trackChanges } from './changes.ts';
+import { dropJournalsBefore, journalPath, loadStoreFile, writeAll, writeSnapshot } from './log-file.ts';
+import type { Operation } from './log-file.ts';
 import { emptyData, SCHEMA_VERSION } from './schema.ts';
 import type { StoreData, StoredTask } from './schema.ts';
 
 /**
- * The embedded store: lowdb over a JSON file (written atomically: temp file, then rename) or over memory.
- * Domain code changes `data` synchronously, so a check-then-change never interleaves with another request,
- * then awaits `commit()` before answering, so every acknowledged change is on disk.
+ * The embedded store: data in memory, and with a path, a snapshot file plus an append-only journal (see
+ * log-file.ts). Domain code changes `data` synchronously, so a check-then-change never interleaves with another
+ * request, then awaits `commit()` before answering: once it resolves, every change made so far has been handed to
+ * the operating system in one append, so a killed process loses nothing it acknowledged.
+ *
+ * A commit writes only the entries changed since the last one (a few KB), whatever the size of the store; the
+ * journal is folded into a fresh snapshot once it outgrows the snapshot, in the background.
  */
 export interface Store {
   readonly data: StoreData;
@@ -19,51 +25,203 @@ export interface Store {
   commit(): Promise<void>;
   /** Replaces everything with `next` (reset) and commits. */
   replace(next: StoreData): Promise<void>;
+  /** Writes a fresh snapshot and drops the journals it covers. */
+  compact(): Promise<void>;
+  /** Commits what is left and closes the journal; later commits fail. */
+  close(): Promise<void>;
+  /** Sizes on disk, for benchmarks and the health view. */
+  stats(): StoreStats;
+  /**
+   * Calls `listener` with the key of every entry added to `section` from now on, in the order added (which is
+   * also the section's order), and `onReplace` after a reset: retention keeps its queues with these instead of
+   * scanning a section of a million entries.
+   */
+  watch(section: KeyedSection, listener: (key: string) => void, onReplace: () => void): void;
+}
+
+type KeyedSection = (typeof KEYED_SECTIONS)[number];
+
+function createWatchers(): Pick<Store, 'watch'> & { added(section: string, key: string): void; replaced(): void } {
+  const listeners = new Map<string, ((key: string) => void)[]>();
+  const resets: (() => void)[] = [];
+  return {
+    watch(section, listener, onReplace) {
+      listeners.set(section, [...(listeners.get(section) ?? []), listener]);
+      resets.push(onReplace);
+    },
+    added: (section, key) => listeners.get(section)?.forEach((listener) => listener(key)),
+    replaced: () => resets.forEach((reset) => reset()),
+  };
+}
+
+export interface StoreStats {
+  snapshotBytes: number;
+  journalBytes: number;
+  generation: number;
+  compactions: number;
 }
 
 export interface StoreOptions {
-  /** JSON file path; omit for an in-memory store. */
+  /** Store file path; omit for an in-memory store. */
   path?: string;
+  /** Journal bytes past which a compaction starts, at least; default 64 MB (or the snapshot's size, if larger). */
+  compactAfterBytes?: number;
+  /** Flush every journal append to the disk (fdatasync), not only to the operating system. */
+  sync?: boolean;
 }
 
+const DEFAULT_COMPACT_AFTER = 64 * 1024 * 1024;
+
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const path = options.path ?? null;
-  if (path) await mkdir(dirname(path), { recursive: true });
-  const adapter = path
-    ? new DataFile<StoreData>(path, { parse: JSON.parse, stringify: (data) => JSON.stringify(data) })
-    : new Memory<StoreData>();
-  const db = new Low<StoreData>(adapter, emptyData());
-  await db.read();
-  db.data = upgrade(db.data, path);
+  return options.path ? openFileStore(options.path, options) : openMemoryStore();
+}
+
+function openMemoryStore(): Store {
+  const changes = createChangeLog();
+  const watchers = createWatchers();
+  // Tracked like the file store, so both behave the same to the code that uses them.
+  const tracker = trackChanges(emptyData(), changes, watchers.added);
+  return {
+    get data() {
+      return tracker.data;
+    },
+    kind: 'memory',
+    path: null,
+    commit() {
+      changes.take();
+      return Promise.resolve();
+    },
+    replace(next) {
+      tracker.reset(next);
+      changes.take();
+      watchers.replaced();
+      return Promise.resolve();
+    },
+    watch: watchers.watch,
+    compact: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    stats: () => ({ snapshotBytes: 0, journalBytes: 0, generation: 0, compactions: 0 }),
+  };
+}
+
+async function openFileStore(path: string, options: StoreOptions): Promise<Store> {
+  await mkdir(dirname(path), { recursive: true });
+  const loaded = await loadStoreFile(path);
+  const changes = createChangeLog();
+  const watchers = createWatchers();
+  const tracker = trackChanges(upgrade(loaded.data, path), changes, watchers.added);
+  const compactAfter = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER;
+
+  // Each start writes a journal of its own, so a torn last line of the previous one is never appended to.
+  let generation = Math.max(loaded.generation, ...loaded.journals.map((j) => j.generation)) + 1;
+  let journal: FileHandle = await open(journalPath(path, generation), 'a');
+  let journalBytes = loaded.journals.reduce((sum, j) => sum + j.bytes, 0);
+  let snapshotBytes = loaded.snapshotBytes;
+  let compactions = 0;
+  let closed = false;
+  let closing = false;
+
+  // Writes run one at a time, in order, on this chain.
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = chain.then(work);
+    chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  };
+
+  const append = async (): Promise<void> => {
+    const changed = changes.take();
+    if (changed.size === 0) return;
+    const raw = tracker.raw() as unknown as Record<string, unknown>;
+    const operations: Operation[] = [];
+    for (const [section, keys] of changed) {
+      const container = (section === TOP ? raw : raw[section]) as Record<string, unknown> | unknown[];
+      for (const key of keys) {
+        const index = Array.isArray(container) ? Number(key) : -1;
+        const present = Array.isArray(container) ? index < container.length : Object.hasOwn(container, key);
+        operations.push(present ? [section, key, Array.isArray(container) ? container[index] : container[key]] : [section, key]);
+      }
+    }
+    journalBytes += await writeAll(journal, `${JSON.stringify(operations)}\n`);
+    if (options.sync) await journal.datasync();
+    if (journalBytes > Math.max(compactAfter, snapshotBytes) && !compacting && !closing) void compact().catch(() => undefined);
+  };
 
   let scheduled: Promise<void> | null = null;
-  let chain: Promise<void> = Promise.resolve();
-
   const commit = (): Promise<void> => {
+    if (closed) return Promise.reject(new Error('the store is closed'));
     // Coalesce: every change made before the scheduled write starts is carried by that one write.
-    if (!scheduled) {
-      const write = chain.then(() => {
-        scheduled = null;
-        return db.write();
-      });
-      scheduled = write;
-      chain = write.catch(() => undefined);
-    }
+    scheduled ??= enqueue(() => {
+      scheduled = null;
+      return append();
+    });
     return scheduled;
   };
 
-  return {
+  let compacting: Promise<void> | null = null;
+  const compact = (): Promise<void> => {
+    compacting ??= (async () => {
+      try {
+        // From here on, commits go to a new journal; the snapshot covers everything before it.
+        const next = await enqueue(async () => {
+          await journal.close();
+          generation += 1;
+          journal = await open(journalPath(path, generation), 'a');
+          const before = journalBytes;
+          journalBytes = 0;
+          return { generation, before };
+        });
+        const snapshot = await writeSnapshot(path, next.generation, tracker.raw);
+        // The snapshot may hold changes made while it was written; once they are in the new journal too, a crash
+        // at any point below leaves snapshot + journal describing the same acknowledged state.
+        await commit();
+        await snapshot.install();
+        await dropJournalsBefore(path, next.generation);
+        snapshotBytes = snapshot.bytes;
+        compactions += 1;
+      } finally {
+        compacting = null;
+      }
+    })();
+    return compacting;
+  };
+
+  const store: Store = {
     get data() {
-      return db.data;
+      return tracker.data;
     },
-    kind: path ? 'file' : 'memory',
+    kind: 'file',
     path,
     commit,
-    replace(next) {
-      db.data = next;
-      return commit();
+    async replace(next) {
+      await compacting;
+      tracker.reset(next);
+      changes.take();
+      watchers.replaced();
+      await compact();
     },
+    watch: watchers.watch,
+    compact: async () => {
+      await compacting;
+      return compact();
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      await compacting;
+      await commit();
+      closed = true;
+      await enqueue(() => journal.close());
+    },
+    stats: () => ({ snapshotBytes, journalBytes, generation, compactions }),
   };
+  // A store from before the journal is rewritten in the new format at once; a long journal is folded in.
+  if (loaded.legacy) await compact();
+  else if (journalBytes > Math.max(compactAfter, snapshotBytes)) void compact().catch(() => undefined);
+  return store;
 }
 
 function upgrade(data: StoreData, path: string | null): StoreData {

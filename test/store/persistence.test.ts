@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { loadStoreFile } from '../../src/store/index.ts';
 import { socialNote, startEmulator } from '../support/harness.ts';
 
 let dir: string;
@@ -20,7 +21,7 @@ it('keeps every acknowledged task, account, key and ledger entry across a restar
   await first.api.post(`/v1/tasks/${demoTask.body.id}/cancel`);
   const ledger = JSON.stringify(first.emulator.store.data.ledger);
   // No close(): what was acknowledged must already be on disk.
-  const onDisk = JSON.parse(await readFile(db, 'utf8'));
+  const onDisk = (await loadStoreFile(db)).data;
   expect(Object.keys(onDisk.tasks)).toHaveLength(2);
   await first.close();
 
@@ -56,14 +57,14 @@ it('resumes a manual clock where it stopped', async () => {
   }
 });
 
-it('writes a complete JSON document on every commit', async () => {
+it('has every acknowledged change on disk, through the journal', async () => {
   const db = join(dir, 'db.json');
   const t = await startEmulator({ db });
   try {
     await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.post('/v1/tasks', socialNote({ note: `n${i}` }))));
-    const onDisk = JSON.parse(await readFile(db, 'utf8'));
+    const onDisk = (await loadStoreFile(db)).data;
     expect(Object.keys(onDisk.tasks)).toHaveLength(20);
-    expect(onDisk.accounts.acct_demo.frozen).toBe('800.000');
+    expect(onDisk.accounts['acct_demo']?.frozen).toBe('800.000');
   } finally {
     await t.close();
   }

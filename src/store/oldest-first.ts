@@ -1,0 +1,52 @@
+import type { StoreData } from './schema.ts';
+import type { Store } from './store.ts';
+
+type Section = 'calls' | 'deliveries';
+
+/** What a sweep does with the oldest entry it looks at. */
+export type Verdict = 'drop' | 'keep' | 'stop';
+
+/**
+ * The ids of a section, oldest first, kept beside the store so a retention sweep touches only the entries it
+ * drops (plus one) instead of scanning a million. `sweep` stops at the first entry judged `stop` (too young); an
+ * entry judged `keep` (old, but still needed) goes to the back and is judged again by a later sweep.
+ */
+export function oldestFirst(store: Store, section: Section): { sweep(judge: (id: string) => Verdict): number } {
+  let ids: string[] = [];
+  let head = 0;
+  const rebuild = (): void => {
+    ids = Object.keys(store.data[section] as StoreData[Section]);
+    head = 0;
+  };
+  rebuild();
+  store.watch(section, (id) => ids.push(id), rebuild);
+  return {
+    sweep(judge) {
+      const entries = store.data[section] as Record<string, unknown>;
+      const kept: string[] = [];
+      let dropped = 0;
+      while (head < ids.length) {
+        const id = ids[head] as string;
+        if (!Object.hasOwn(entries, id)) {
+          head += 1;
+          continue;
+        }
+        const verdict = judge(id);
+        if (verdict === 'stop') break;
+        head += 1;
+        if (verdict === 'keep') kept.push(id);
+        else {
+          delete entries[id];
+          dropped += 1;
+        }
+      }
+      ids.push(...kept);
+      // Forget the swept part now and then, so the queue is as long as the section, not its history.
+      if (head > 1024 && head * 2 > ids.length) {
+        ids = ids.slice(head);
+        head = 0;
+      }
+      return dropped;
+    },
+  };
+}
