@@ -21,6 +21,7 @@ import {
   notFound,
   requestIds,
   requestLog,
+  ROUTING,
   tasksRoutes,
   textRoutes,
   uiRoutes,
@@ -37,10 +38,13 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Paths are exact, as the documents name them: a case variant or a trailing slash is an unknown path (404).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestIds(deps.random));
   if (deps.logger) app.use(requestLog(deps, deps.logger));
 
-  const v1 = express.Router();
+  const v1 = express.Router(ROUTING);
   // Every /v1 request leaves a call record, those refused by authentication included.
   v1.use(callRecords(deps));
   // Authentication comes before reading the body: a bad key is refused whatever it sent.
@@ -63,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
   // The dashboard's page holds no data, so it is served before the control API's token check.
   app.use('/_emulator/ui', uiRoutes());
 
-  const admin = express.Router();
+  const admin = express.Router(ROUTING);
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(adminRoutes(deps));
   admin.use(adminKeysRoutes(deps));

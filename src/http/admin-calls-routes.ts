@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { ApiError } from '../errors/index.ts';
 import type { AppDeps } from './context.ts';
 import { entry } from '../store/index.ts';
@@ -6,7 +7,7 @@ import { entry } from '../store/index.ts';
 /** Call records from the control API: by request id, or listed newest first with filters and pages. */
 export function adminCallsRoutes(deps: AppDeps): Router {
   const { contract, store } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
 
   router.get('/records', (req, res) => {
     const query = contract.parameters('listRecords', 'query', req.query as Record<string, unknown>, 'admin');

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { createKey, findAccount } from '../accounts/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { applySettings, keyView } from '../keys/index.ts';
@@ -12,7 +13,7 @@ import { entry } from '../store/index.ts';
 /** Keys with their settings, and the account's own cap. @see reference "Authentication" 3 */
 export function adminKeysRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
   const keyOf = (key: string) => {
     const stored = entry(store.data.keys, key);
     if (!stored) throw new ApiError('not_found', `No key '${key}'.`);

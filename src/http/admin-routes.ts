@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
 import { createAccount, findAccount, seedStore } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
@@ -15,7 +16,7 @@ import { requireObjectBody } from './json-body.ts';
 /** The emulator's control API under /_emulator, described by openapi/admin.yaml. */
 export function adminRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok', version: deps.config.version, clock: { now: formatTime(clock.now()), mode: clock.mode } });

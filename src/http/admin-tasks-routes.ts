@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import type { Request } from 'express';
 import { ApiError } from '../errors/index.ts';
 import { checkScenarios } from '../scenarios/index.ts';
@@ -14,7 +15,7 @@ import { entry } from '../store/index.ts';
  */
 export function adminTasksRoutes(deps: AppDeps): Router {
   const { contract, store, engine } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
 
   const taskOf = (id: string) => {
     const stored = entry(store.data.tasks, id);

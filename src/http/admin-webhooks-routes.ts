@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { findAccount } from '../accounts/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
@@ -11,7 +12,7 @@ import { requireObjectBody } from './json-body.ts';
 /** Callback deliveries and account callback settings, from the control API. @see reference "Events" */
 export function adminWebhooksRoutes(deps: AppDeps): Router {
   const { contract, store, webhooks } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
 
   router.get('/webhooks/deliveries', (req, res) => {
     const query = contract.parameters('listDeliveries', 'query', req.query as Record<string, unknown>, 'admin');

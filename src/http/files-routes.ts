@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { coerceNumbers } from '../contract/index.ts';
 import type { JsonSchema } from '../contract/index.ts';
 import { addFile, fileByName, fileView, fixtureBytes, mimeFromName } from '../files/index.ts';
@@ -31,7 +32,7 @@ interface UploadFields {
  */
 export function uploadRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
   router.post('/files', async (req, res) => {
     const account = accountOf(res);
     let fields: UploadFields;
@@ -83,7 +84,7 @@ export function uploadRoutes(deps: AppDeps): Router {
  * service's own storage; from `expires_at` on the address answers 404.
  */
 export function fileServingRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router(ROUTING);
   router.get('/:name', (req, res) => {
     const file = fileByName(deps.store.data, req.params.name, deps.clock.now());
     const bytes = !file ? undefined : file.source.kind === 'blob' ? deps.blobs.get(file.name) : fixtureBytes(file.source.fixture);

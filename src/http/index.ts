@@ -17,3 +17,4 @@ export { commit } from './context.ts';
 export type { AppDeps, AppConfig } from './context.ts';
 export { requestSigning, rateLimit, modelPermission, admissionOf } from './key-checks.ts';
 export { requestLog } from './request-log.ts';
+export { ROUTING } from './routing.ts';

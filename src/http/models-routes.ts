@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { modelById, modelList, pricingList } from '../models/index.ts';
 import type { AppDeps } from './context.ts';
 
@@ -6,7 +7,7 @@ import type { AppDeps } from './context.ts';
 export function modelsRoutes(deps: AppDeps): Router {
   const { contract, textModels } = deps;
   const doc = contract.documents.service;
-  const router = Router();
+  const router = Router(ROUTING);
   router.get('/models', (_req, res) => void res.json(modelList(doc, contract.taskModels, textModels)));
   router.get('/models/:id', (req, res) => void res.json(modelById(doc, contract.taskModels, textModels, req.params.id)));
   router.get('/pricing', (_req, res) => void res.json(pricingList(textModels)));

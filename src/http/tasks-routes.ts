@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import { invalidParams } from '../errors/index.ts';
 import { selectScenario, SCENARIO_HEADER } from '../scenarios/index.ts';
 import { findTask, listTasks, submitTask } from '../tasks/index.ts';
@@ -14,7 +15,7 @@ import { requireObjectBody } from './json-body.ts';
 /** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
 export function tasksRoutes(deps: AppDeps): Router {
   const { contract, store, clock, engine } = deps;
-  const router = Router();
+  const router = Router(ROUTING);
 
   router.post('/tasks', async (req, res) => {
     const account = accountOf(res);

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import type { Request, Response } from 'express';
 import { ApiError, errorBody } from '../errors/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
@@ -18,7 +19,7 @@ import { requestIdOf } from './request-id.ts';
  * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
  */
 export function textRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router(ROUTING);
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, requireObjectBody(req));
     const call = startTextCall(

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
+import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
 import { notFound } from './error-handler.ts';
 
@@ -32,7 +33,7 @@ const CONTENT_SECURITY_POLICY = [
  * the admin token and sends it on its own calls to the control API.
  */
 export function uiRoutes(): Router {
-  const router = Router();
+  const router = Router(ROUTING);
   const serve =
     (name: string, type: string): RequestHandler =>
     async (_req, res) => {
