@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { growth, printGrowth } from './growth.ts';
 import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
@@ -103,15 +104,30 @@ async function benchEmulator(
   }
 }
 
-/** The task-engine run, in a process of its own so its peak memory is the emulator's. */
-async function lifecycle(): Promise<{ tasks: number; submitMs: number; driveMs: number; peakRssMb: number; unfinished: number }> {
-  const script = fileURLToPath(new URL('./lifecycle.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs a bench script in a process of its own, so its memory is the emulator's; it prints one JSON line. */
+async function script<T>(name: string, nodeFlags: string[] = []): Promise<T> {
+  const path = fileURLToPath(new URL(`./${name}`, import.meta.url));
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`bench/lifecycle.ts exited ${code}: ${out}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Awaited<ReturnType<typeof lifecycle>>;
+  if (code !== 0) throw new Error(`bench/${name} exited ${code}: ${out}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
+}
+
+interface LifecycleFigures {
+  tasks: number;
+  submitMs: number;
+  driveMs: number;
+  peakRssMb: number;
+  unfinished: number;
+}
+
+interface SoakFigures {
+  perMinute: number;
+  minutes: number;
+  hourMs: number;
+  samples: { minute: number; heapMb: number; rssMb: number; tasks: number; files: number; records: number; messages: number; jsonMb: number }[];
 }
 
 async function main(): Promise<void> {
@@ -156,12 +172,32 @@ async function main(): Promise<void> {
     console.log(line('  time to first byte', `p50 ${streams.ttfbP50Ms.toFixed(0)} ms, p99 ${streams.ttfbP99Ms.toFixed(0)} ms`));
   }
 
-  const run = await lifecycle();
+  const run = await script<LifecycleFigures>('lifecycle.ts');
   if (run.unfinished !== 0) throw new Error(`${run.unfinished} tasks were not terminal after 2 virtual hours`);
   console.log('');
   console.log(line(`${run.tasks} tasks: submit over HTTP (32 at a time)`, `${(run.submitMs / 1000).toFixed(1)} s`));
   console.log(line(`${run.tasks} tasks: 2 virtual hours to terminal`, `${(run.driveMs / 1000).toFixed(1)} s (120 advances of 1 min)`));
   console.log(line(`${run.tasks} tasks: peak memory (RSS)`, `${run.peakRssMb.toFixed(0)} MB`));
+
+  console.log('');
+  printGrowth(await growth(), line);
+
+  const soak = await script<SoakFigures>('soak.ts', ['--expose-gc']);
+  console.log('');
+  console.log(
+    `soak: file store, each virtual minute ${soak.perMinute} submits + ${soak.perMinute} text calls + ${soak.perMinute} reads, callbacks to a local receiver; ` +
+      `1 virtual hour took ${(soak.hourMs / 1000).toFixed(1)} s`,
+  );
+  console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages  data as JSON'));
+  for (const s of soak.samples) {
+    const when = s.minute <= soak.minutes ? `${s.minute} min` : `+31 days (sweeps ran)`;
+    console.log(
+      line(
+        `  ${when}`,
+        `${s.heapMb.toFixed(1).padStart(8)} MB ${s.rssMb.toFixed(0).padStart(5)} MB ${String(s.tasks).padStart(6)} ${String(s.files).padStart(6)} ${String(s.records).padStart(8)} ${String(s.messages).padStart(9)} ${s.jsonMb.toFixed(1).padStart(8)} MB`,
+      ),
+    );
+  }
 }
 
 await main();

@@ -53,6 +53,12 @@ export function createChangeLog(): ChangeLog {
 
 const rawOf = new WeakMap<object, object>();
 
+interface Owner {
+  section: string;
+  key: string;
+  proxy: object;
+}
+
 /** Assignment that keeps `__proto__` an ordinary key (an id or a metadata key) instead of swapping the prototype. */
 function assign(target: object, prop: string | symbol, value: unknown): boolean {
   if (prop !== '__proto__') return Reflect.set(target, prop, value, target);
@@ -91,34 +97,44 @@ export function trackChanges(
   // The target is a stand-in: `reset` swaps the data underneath, so every trap reads `root`.
   const standIn = {};
   // One proxy per plain object and entry, so reading the same thing twice gives the same object (=== holds).
-  let proxies = new WeakMap<object, { entry: string; proxy: object }>();
+  let proxies = new WeakMap<object, Owner>();
   let sections = new Map<string, object>();
 
+  // Which entry each plain object lies under, and its proxy. One handler serves every proxy (a handler with
+  // closures per proxy cost ~300 bytes per stored object reached).
+  const ownerOf = (target: object): Owner => proxies.get(target) as Owner;
+  const markOwner = (target: object): void => {
+    const owner = ownerOf(target);
+    log.mark(owner.section, owner.key);
+  };
+  const handler: ProxyHandler<object> = {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (!isObject(value)) return value;
+      const owner = ownerOf(t);
+      return within(owner.section, owner.key, value);
+    },
+    set(t, prop, value) {
+      markOwner(t);
+      return assign(t, prop, unwrap(value));
+    },
+    deleteProperty(t, prop) {
+      markOwner(t);
+      return Reflect.deleteProperty(t, prop);
+    },
+    defineProperty(t, prop, descriptor) {
+      markOwner(t);
+      return Reflect.defineProperty(t, prop, 'value' in descriptor ? { ...descriptor, value: unwrap(descriptor.value) } : descriptor);
+    },
+  };
+
   const within = (section: string, key: string, target: object): object => {
-    const entry = `${section}\u0000${key}`;
     const known = proxies.get(target);
-    if (known?.entry === entry) return known.proxy;
-    const mark = (): void => log.mark(section, key);
-    const proxy = new Proxy(target, {
-      get(t, prop) {
-        const value = Reflect.get(t, prop, t) as unknown;
-        return isObject(value) ? within(section, key, value) : value;
-      },
-      set(t, prop, value) {
-        mark();
-        return assign(t, prop, unwrap(value));
-      },
-      deleteProperty(t, prop) {
-        mark();
-        return Reflect.deleteProperty(t, prop);
-      },
-      defineProperty(t, prop, descriptor) {
-        mark();
-        return Reflect.defineProperty(t, prop, 'value' in descriptor ? { ...descriptor, value: unwrap(descriptor.value) } : descriptor);
-      },
-    });
+    if (known?.section === section && known.key === key) return known.proxy;
+    // Reached under another entry (it was moved there): a fresh proxy, owned by the entry it is in now.
+    const proxy = new Proxy(target, handler);
     rawOf.set(proxy, target);
-    proxies.set(target, { entry, proxy });
+    proxies.set(target, { section, key, proxy });
     return proxy;
   };
 

@@ -109,6 +109,7 @@ export function apply(data: StoreData, operation: Operation): void {
   if (put) {
     const value = operation[2];
     if (Array.isArray(target)) target[Number(key)] = value;
+    else if (key !== '__proto__') target[key] = value;
     else Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   } else if (!Array.isArray(target)) {
     delete target[key];

@@ -15,7 +15,7 @@ export function oldestFirst(store: Store, section: Section): { sweep(judge: (id:
   let ids: string[] = [];
   let head = 0;
   const rebuild = (): void => {
-    ids = Object.keys(store.data[section] as StoreData[Section]);
+    ids = Object.keys(store.peek()[section] as StoreData[Section]);
     head = 0;
   };
   rebuild();
@@ -23,11 +23,12 @@ export function oldestFirst(store: Store, section: Section): { sweep(judge: (id:
   return {
     sweep(judge) {
       const entries = store.data[section] as Record<string, unknown>;
+      const present = store.peek()[section] as Record<string, unknown>;
       const kept: string[] = [];
       let dropped = 0;
       while (head < ids.length) {
         const id = ids[head] as string;
-        if (!Object.hasOwn(entries, id)) {
+        if (!Object.hasOwn(present, id)) {
           head += 1;
           continue;
         }

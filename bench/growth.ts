@@ -1,0 +1,166 @@
+/**
+ * Growth: latency of submit and get on an empty file store and on one holding 100,000 tasks and 1,000,000 call
+ * records (bench/grow-store.ts), side by side, at a fixed request rate so the figures are per-request cost rather
+ * than queueing; plus start-up (loading) time, memory, journal bytes per submit, and what one whole-file write
+ * of the same data through lowdb's own JSON file adapter costs (the reason the store journals instead).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Low } from 'lowdb';
+import { DataFile } from 'lowdb/node';
+import { loadStoreFile } from '../src/store/index.ts';
+import type { StoreData } from '../src/store/index.ts';
+
+const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
+const GROW = fileURLToPath(new URL('./grow-store.ts', import.meta.url));
+const ADMIN = 'bench-admin';
+const RATE = Number(process.env['BENCH_GROWTH_RATE'] ?? 400);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3) + 2;
+
+export interface GrowthRow {
+  label: string;
+  tasks: number;
+  records: number;
+  startupMs: number;
+  rssMb: number;
+  get: { p50: number; p99: number; rps: number };
+  submit: { p50: number; p99: number; rps: number };
+  journalBytesPerSubmit: number;
+}
+
+export interface GrowthFigures {
+  rate: number;
+  seconds: number;
+  empty: GrowthRow;
+  grown: GrowthRow;
+  snapshotMb: number;
+  buildMs: number;
+  lowdbWriteMs: number;
+}
+
+async function startEmulator(db: string): Promise<{ child: ChildProcess; base: string; startupMs: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, '--log-level', 'silent', '--db', db], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited ${code}: ${out}`)));
+  });
+  return { child, base, startupMs: performance.now() - started };
+}
+
+async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+const rssMb = async (pid: number): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+};
+
+const journalBytes = async (dir: string): Promise<number> => {
+  let total = 0;
+  for (const name of await readdir(dir)) if (name.endsWith('.journal')) total += (await stat(join(dir, name))).size;
+  return total;
+};
+
+async function measure(options: autocannon.Options): Promise<{ p50: number; p99: number; rps: number; total: number }> {
+  // A second at the same rate first, so the figures are of a warm process.
+  await autocannon({ connections: 8, duration: 1, overallRate: RATE, ...options });
+  const result = await autocannon({ connections: 8, duration: SECONDS, overallRate: RATE, ...options });
+  const failed = result.errors + result.non2xx;
+  if (failed > 0) throw new Error(`${String(options.method ?? 'GET')} ${String(options.url)}: ${failed} failed of ${result.requests.total}`);
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, total: result.requests.total };
+}
+
+async function row(label: string, dir: string, counts: { tasks: number; records: number }): Promise<GrowthRow> {
+  const server = await startEmulator(join(dir, 'db.json'));
+  try {
+    const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
+    const account = await json(`${server.base}/_emulator/accounts`, { method: 'POST', headers: admin, body: JSON.stringify({ points: '999999999999.000' }) });
+    const key = await json(`${server.base}/_emulator/accounts/${String(account['id'])}/keys`, { method: 'POST', headers: admin, body: '{}' });
+    const headers = { Authorization: `Bearer ${String(key['key'])}`, 'Content-Type': 'application/json' };
+    const body = JSON.stringify({ model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true } });
+    const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body });
+    const get = await measure({ url: `${server.base}/v1/tasks/${String(task['id'])}`, headers });
+    const before = await journalBytes(dir);
+    const submit = await measure({ url: `${server.base}/v1/tasks`, method: 'POST', headers, body });
+    const after = await journalBytes(dir);
+    return {
+      label,
+      ...counts,
+      startupMs: server.startupMs,
+      rssMb: await rssMb(server.child.pid ?? 0),
+      get: { p50: get.p50, p99: get.p99, rps: get.rps },
+      submit: { p50: submit.p50, p99: submit.p99, rps: submit.rps },
+      // Each submit also leaves a call record; the warm-up second's submits are in the bytes too.
+      journalBytesPerSubmit: (after - before) / (submit.total + RATE),
+    };
+  } finally {
+    server.child.kill('SIGKILL');
+  }
+}
+
+export async function growth(tasks = 100_000, records = 1_000_000): Promise<GrowthFigures> {
+  const emptyDir = await mkdtemp(join(tmpdir(), 'svc-growth-empty-'));
+  const grownDir = await mkdtemp(join(tmpdir(), 'svc-growth-grown-'));
+  try {
+    const empty = await row('empty store', emptyDir, { tasks: 0, records: 0 });
+
+    const built = performance.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', GROW, join(grownDir, 'db.json'), String(tasks), String(records)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`bench/grow-store.ts exited ${code}: ${out}`);
+    const buildMs = performance.now() - built;
+    const snapshotMb = (await stat(join(grownDir, 'db.json'))).size / 1048576;
+
+    // What lowdb's stock adapter would do on every commit: stringify and rewrite the whole store.
+    const data = (await loadStoreFile(join(grownDir, 'db.json'))).data;
+    const lowdb = new Low<StoreData>(new DataFile<StoreData>(join(grownDir, 'lowdb.json'), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), data);
+    const wrote = performance.now();
+    await lowdb.write();
+    const lowdbWriteMs = performance.now() - wrote;
+    await rm(join(grownDir, 'lowdb.json'), { force: true });
+
+    const grown = await row('100k tasks, 1M records', grownDir, { tasks, records });
+    return { rate: RATE, seconds: SECONDS, empty, grown, snapshotMb, buildMs, lowdbWriteMs };
+  } finally {
+    await rm(emptyDir, { recursive: true, force: true });
+    await rm(grownDir, { recursive: true, force: true });
+  }
+}
+
+export function printGrowth(figures: GrowthFigures, line: (name: string, value: string) => string): void {
+  const { empty, grown } = figures;
+  const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
+  console.log(`growth: file store, ${figures.rate} req/s for ${figures.seconds} s per figure (fixed rate: latency is per-request cost)`);
+  console.log(line('', `${'empty'.padStart(12)} ${'100k / 1M'.padStart(12)}   grown/empty`));
+  const pair = (name: string, a: number, b: number, unit: string): void => {
+    console.log(line(name, `${`${a.toFixed(a < 10 ? 1 : 0)} ${unit}`.padStart(12)} ${`${b.toFixed(b < 10 ? 1 : 0)} ${unit}`.padStart(12)}   ${ratio(b, a)}`));
+  };
+  pair('  GET /v1/tasks/{id} p50', empty.get.p50, grown.get.p50, 'ms');
+  pair('  GET /v1/tasks/{id} p99', empty.get.p99, grown.get.p99, 'ms');
+  pair('  POST /v1/tasks p50', empty.submit.p50, grown.submit.p50, 'ms');
+  pair('  POST /v1/tasks p99', empty.submit.p99, grown.submit.p99, 'ms');
+  pair('  journal bytes per submit', empty.journalBytesPerSubmit, grown.journalBytesPerSubmit, 'B');
+  pair('  start-up to listening', empty.startupMs, grown.startupMs, 'ms');
+  pair('  memory after the runs (RSS)', empty.rssMb, grown.rssMb, 'MB');
+  console.log(line('  grown snapshot on disk', `${figures.snapshotMb.toFixed(0)} MB (built in ${(figures.buildMs / 1000).toFixed(1)} s)`));
+  console.log(line('  one lowdb whole-file write of it', `${figures.lowdbWriteMs.toFixed(0)} ms (what every commit would cost without the journal)`));
+}
