@@ -53,7 +53,8 @@ export function createApp(deps: AppDeps): Express {
   // The order of checks: authentication, signing, rate, model permission, validation, quota, points, concurrency.
   v1.use(requestSigning(deps));
   v1.use(rateLimit(deps));
-  v1.use(parseJsonBody);
+  // Only POST /v1/files takes multipart/form-data; on every other endpoint it is a wrong content type.
+  v1.use(parseJsonBody({ takesMultipart: (req) => req.method === 'POST' && req.path === '/files' }));
   v1.use(modelPermission);
   v1.use(uploadRoutes(deps));
   v1.use(tasksRoutes(deps));

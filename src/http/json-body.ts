@@ -38,40 +38,52 @@ export function readBody(limitFor: (req: Request) => string): RequestHandler {
   };
 }
 
+export interface JsonBodyOptions {
+  /** The requests whose route takes multipart/form-data (POST /v1/files) and parses it itself. */
+  takesMultipart?: (req: Request) => boolean;
+}
+
 /**
  * Parses a read body as JSON and turns every way it can be wrong into a documented 4xx: malformed JSON is 400
  * bad_request, a wrong content type 415 (400 on text endpoints, whose rule is "a body that is not a valid JSON
- * object gives 400"). Multipart bodies are left to the route that takes them.
+ * object gives 400"). A multipart body is left to the route that takes one; anywhere else it is a wrong type.
+ * @see reference "Wire rules": JSON, and multipart/form-data additionally on POST /v1/files
  */
-export const parseJsonBody: RequestHandler = (req, _res, next) => {
-  const raw = rawBodyOf(req);
-  if (raw === undefined || req.is('multipart/form-data')) {
+export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
+  const takesMultipart = options.takesMultipart ?? (() => false);
+  return (req, _res, next) => {
+    const raw = rawBodyOf(req);
+    if (raw === undefined || (req.is('multipart/form-data') && takesMultipart(req))) {
+      next();
+      return;
+    }
+    const textEndpoint = isTextEndpoint(req);
+    if (!req.is('application/json') && !req.is('application/*+json')) {
+      throw textEndpoint
+        ? new ApiError('bad_request', 'The request body must be a JSON object sent as application/json.')
+        : new ApiError('unsupported_media_type');
+    }
+    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw textEndpoint
+        ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object.')
+        : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as unknown;
+    } catch {
+      throw new ApiError('bad_request', 'The request body is not valid JSON.');
+    }
+    // No valid request nests deeply; a body that does would exhaust the stack of whatever walks it later.
+    if (depthOver(body, MAX_DEPTH)) throw new ApiError('bad_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
+    req.body = body;
     next();
-    return;
-  }
-  const textEndpoint = endpointGroup(req.originalUrl) !== 'general';
-  if (!req.is('application/json') && !req.is('application/*+json')) {
-    throw textEndpoint
-      ? new ApiError('bad_request', 'The request body must be a JSON object sent as application/json.')
-      : new ApiError('unsupported_media_type');
-  }
-  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw textEndpoint
-      ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object.')
-      : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    throw new ApiError('bad_request', 'The request body is not valid JSON.');
-  }
-  // No valid request nests deeply; a body that does would exhaust the stack of whatever walks it later.
-  if (depthOver(body, MAX_DEPTH)) throw new ApiError('bad_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
-  req.body = body;
-  next();
-};
+  };
+}
+
+/** The text endpoints answer every problem with a body's content with 400 bad_request (reference "Text endpoints"). */
+const isTextEndpoint = (req: Request): boolean => endpointGroup(req.originalUrl) !== 'general';
 
 const MAX_DEPTH = 64;
 
@@ -88,7 +100,7 @@ function depthOver(value: unknown, max: number): boolean {
 }
 
 /** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
-export const jsonBody = (limit: string): RequestHandler[] => [readBody(() => limit), parseJsonBody];
+export const jsonBody = (limit: string): RequestHandler[] => [readBody(() => limit), parseJsonBody()];
 
 /** The body must be a JSON object; routes that take no body accept none or an empty object. */
 export function requireObjectBody(req: Request): Record<string, unknown> {

@@ -74,3 +74,44 @@ it('still serves the dashboard at /_emulator/ui with and without the trailing sl
   }
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// multipart/form-data only on POST /v1/files
+
+it('refuses a multipart body on POST /v1/tasks with 415 unsupported_media_type, creating nothing', async () => {
+  const res = await t.api.send((r) =>
+    r.post('/v1/tasks').set(bearer).field('model', 'social-notes-data').field('input', JSON.stringify(socialNote()['input'])),
+  );
+  expect(res.status).toBe(415);
+  expect(res.body.error).toMatchObject({ code: 'unsupported_media_type', request_id: res.headers['x-request-id'] });
+  expect((await t.api.get('/v1/tasks')).body.data).toEqual([]);
+});
+
+it.each([
+  ['/v1/chat/completions', 'openai'],
+  ['/v1/responses', 'openai'],
+  ['/v1/messages', 'messages'],
+])('refuses a multipart body on POST %s with 400 bad_request in the %s shape', async (path, shape) => {
+  const res = await t.api.send((r) => r.post(path).set(bearer).field('model', 'svc-text-lite').field('input', 'Hi'));
+  expect(res.status).toBe(400);
+  const requestId = res.headers['x-request-id'];
+  if (shape === 'openai') {
+    expect(res.body).toEqual({ error: { message: expect.any(String), type: 'bad_request', code: 'bad_request', param: null, request_id: requestId } });
+  } else {
+    expect(res.body).toEqual({ type: 'error', error: { type: 'bad_request', message: expect.any(String), code: 'bad_request', request_id: requestId } });
+  }
+});
+
+it('refuses a multipart body on a control endpoint with 415 unsupported_media_type', async () => {
+  const res = await t.admin.send((r) => r.post('/_emulator/accounts').set(admin).field('points', '10.000'));
+  expect(res.status).toBe(415);
+  expect(res.body.error.code).toBe('unsupported_media_type');
+});
+
+it('still takes a multipart upload on POST /v1/files', async () => {
+  const res = await t.api.send((r) =>
+    r.post('/v1/files').set(bearer).attach('file', Buffer.from('not really a picture'), { filename: 'a.png', contentType: 'image/png' }),
+  );
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ object: 'file', mime_type: 'image/png', size: 20 });
+});
+
