@@ -1,7 +1,9 @@
 import express from 'express';
 import type { Express } from 'express';
 import {
+  adminAuth,
   adminCallsRoutes,
+  adminHealthRoutes,
   adminKeysRoutes,
   adminRoutes,
   adminTasksRoutes,
@@ -69,6 +71,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/_emulator/ui', uiRoutes());
 
   const admin = express.Router(ROUTING);
+  admin.use(adminHealthRoutes(deps));
+  // The token comes before reading the body: a request without it is refused (401) whatever it sent.
+  admin.use(adminAuth(deps.config.adminToken));
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(adminRoutes(deps));
   admin.use(adminKeysRoutes(deps));

@@ -13,16 +13,19 @@ import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
-/** The emulator's control API under /_emulator, described by openapi/admin.yaml. */
+/** `GET /_emulator/health`: the one control route that needs no token, mounted before the token check. */
+export function adminHealthRoutes(deps: Pick<AppDeps, 'clock' | 'config'>): Router {
+  const router = Router(ROUTING);
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok', version: deps.config.version, clock: { now: formatTime(deps.clock.now()), mode: deps.clock.mode } });
+  });
+  return router;
+}
+
+/** The emulator's control API under /_emulator, described by openapi/admin.yaml; mounted after adminAuth. */
 export function adminRoutes(deps: AppDeps): Router {
   const { contract, store, clock } = deps;
   const router = Router(ROUTING);
-
-  router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', version: deps.config.version, clock: { now: formatTime(clock.now()), mode: clock.mode } });
-  });
-
-  router.use(adminAuth(deps.config.adminToken));
 
   router.get('/clock', (_req, res) => {
     res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
@@ -101,7 +104,8 @@ export function accountView(account: StoredAccount): Record<string, unknown> {
   };
 }
 
-function adminAuth(token: string): RequestHandler {
+/** 401 unauthorized unless the request carries the admin token; checked before the body is read. */
+export function adminAuth(token: string): RequestHandler {
   const expected = Buffer.from(token);
   return (req, _res, next) => {
     const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '');

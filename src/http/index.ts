@@ -3,7 +3,7 @@ export { modelsRoutes } from './models-routes.ts';
 export { textRoutes } from './text-routes.ts';
 export { callRecords } from './call-records.ts';
 export { uploadRoutes, fileServingRoutes, UPLOAD_BODY_LIMIT } from './files-routes.ts';
-export { adminRoutes } from './admin-routes.ts';
+export { adminAuth, adminHealthRoutes, adminRoutes } from './admin-routes.ts';
 export { adminCallsRoutes } from './admin-calls-routes.ts';
 export { adminKeysRoutes } from './admin-keys-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';

@@ -115,3 +115,29 @@ it('still takes a multipart upload on POST /v1/files', async () => {
   expect(res.body).toMatchObject({ object: 'file', mime_type: 'image/png', size: 20 });
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// The control API checks its token before it reads a body
+
+it.each([
+  ['malformed JSON', 'application/json', '{'],
+  ['a wrong content type', 'text/plain', '{}'],
+  ['a body over the 1 MB limit', 'application/json', `{"pad":"${'x'.repeat(1024 * 1024 + 16)}"}`],
+])('refuses a control call without its token with 401 unauthorized, whatever the body: %s', async (_name, type, body) => {
+  const res = await t.admin.send((r) => r.post('/_emulator/accounts').set('Content-Type', type).send(body));
+  expect(res.status).toBe(401);
+  expect(res.body.error).toMatchObject({ code: 'unauthorized', request_id: res.headers['x-request-id'] });
+});
+
+it('refuses an unknown control path without the token with 401, and with it with 404', async () => {
+  const anonymous = await t.admin.send((r) => r.get('/_emulator/nope').set('Content-Type', 'application/json').send('{'));
+  expect(anonymous.status).toBe(401);
+  const known = await t.admin.send((r) => r.get('/_emulator/nope').set(admin));
+  expect(known.status).toBe(404);
+});
+
+it('answers health without a token even when a body comes along', async () => {
+  const res = await t.admin.send((r) => r.get('/_emulator/health').set('Content-Type', 'application/json').send('{'));
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('ok');
+});
+
