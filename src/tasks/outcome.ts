@@ -19,6 +19,9 @@ export interface OutcomeContext {
   onFile: (file: StoredFile) => void;
 }
 
+/** The shape of the stored sample video (fixtures/media/README.md): an added result file is one. */
+const SAMPLE_VIDEO = { width: 320, height: 180, duration: 2 };
+
 /** Seconds assumed for a reference video whose length the emulator does not know (an https address). */
 const UNKNOWN_VIDEO_SECONDS = 5;
 
@@ -50,8 +53,10 @@ export function succeed(
   if (overrideOutput.text !== undefined) output.text = overrideOutput.text;
   if (overrideOutput.duration !== undefined) output.duration = overrideOutput.duration;
   if (overrideOutput.usage !== undefined) output.usage = overrideOutput.usage;
+  // Overrides are checked against the file record's fields (admin.yaml FileRecordOverride); a position past the
+  // generated files starts from a real stored result file, so every record is complete and its address served.
   overrideOutput.files?.forEach((fields, i) => {
-    output.files[i] = { ...(output.files[i] ?? emptyRecord(nowMs, ctx.fileRetentionMs)), ...fields };
+    output.files[i] = { ...(output.files[i] ?? videoRecord(ctx, stored.account_id, nowMs, SAMPLE_VIDEO)), ...fields };
   });
   return { output, charge: chargeFor(model.pricing, input, actual) };
 }
@@ -119,18 +124,3 @@ function videoRecord(
     expires_at: formatTime(video.expires_ms),
   };
 }
-
-function emptyRecord(nowMs: number, retentionMs: number): FileRecord {
-  return {
-    url: '',
-    type: 'file',
-    mime_type: 'application/octet-stream',
-    size: 0,
-    width: null,
-    height: null,
-    duration: null,
-    cover_url: null,
-    expires_at: formatTime(nowMs + retentionMs),
-  };
-}
-

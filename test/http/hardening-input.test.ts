@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import request from 'supertest';
+import { parse } from 'yaml';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ADMIN_TOKEN, DEMO_KEY, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
@@ -139,5 +141,61 @@ it('answers health without a token even when a body comes along', async () => {
   const res = await t.admin.send((r) => r.get('/_emulator/health').set('Content-Type', 'application/json').send('{'));
   expect(res.status).toBe(200);
   expect(res.body.status).toBe('ok');
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// File record overrides keep the task a valid Task
+
+const documents = {
+  service: parse(readFileSync(new URL('../../openapi/service.yaml', import.meta.url), 'utf8')) as Schemas,
+  admin: parse(readFileSync(new URL('../../openapi/admin.yaml', import.meta.url), 'utf8')) as Schemas,
+};
+interface Schemas {
+  components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+}
+
+it('gives a file record override the rules of the same field of service.yaml FileRecord, field by field', () => {
+  const record = documents.service.components.schemas['FileRecord']?.properties ?? {};
+  const override = documents.admin.components.schemas['FileRecordOverride']?.properties ?? {};
+  const time = documents.service.components.schemas['Time'];
+  // The one reference in FileRecord, resolved: the override spells the service's Time out.
+  const resolved = Object.fromEntries(Object.entries(record).map(([name, schema]) => [name, schema['$ref'] === '#/components/schemas/Time' ? time : schema]));
+  expect(override).toEqual(resolved);
+});
+
+it('stores an added result file as a complete, served file record when only some of its fields are given', async () => {
+  const task = await t.api.post('/v1/tasks', socialNote());
+  const done = await t.admin.post(`/_emulator/tasks/${task.body.id}/complete`, { output: { files: [{ type: 'image', width: 64 }] } });
+  expect(done.status).toBe(200);
+  const [file] = done.body.output.files;
+  expect(file).toMatchObject({ type: 'image', width: 64, height: 180, mime_type: 'video/mp4', url: expect.stringMatching(/^http:\/\/.+\/files\/\w+\.mp4$/) });
+  // Served from the emulator's file storage (not an operation of service.yaml).
+  const served = await request(t.emulator.app).get(new URL(file.url).pathname);
+  expect(served.status).toBe(200);
+  expect(served.headers['content-type']).toBe('video/mp4');
+  // The task as the API shows it is a valid Task (the harness checks every answer against service.yaml).
+  expect((await t.api.get(`/v1/tasks/${task.body.id}`)).body.output.files).toHaveLength(1);
+});
+
+it.each([
+  ['an empty url', { url: '' }],
+  ['a url that is no address', { url: 'not a uri' }],
+  ['a cover_url of the wrong type', { cover_url: false }],
+  ['an expiry that is no time', { expires_at: '5251-83-12T19:77:18+08:00' }],
+  ['a negative size', { size: -1 }],
+  ['a width of 0', { width: 0 }],
+  ['a field file records do not have', { Hu: 'true' }],
+])('refuses a file record override with %s with 422 invalid_params, leaving the task as it was', async (_name, fields) => {
+  const task = await t.api.post('/v1/tasks', socialNote());
+  const res = await t.admin.post(`/_emulator/tasks/${task.body.id}/complete`, { output: { files: [fields] } });
+  expect(res.status).toBe(422);
+  expect(res.body.error.code).toBe('invalid_params');
+  expect((await t.api.get(`/v1/tasks/${task.body.id}`)).body.status).toBe('queued');
+});
+
+it('refuses a scenario whose output overrides a file record with a bad field', async () => {
+  const res = await t.admin.post('/_emulator/scenarios', { scenarios: [{ name: 'bad-files', outcome: 'succeeded', output: { files: [{ url: '' }] } }] });
+  expect(res.status).toBe(422);
+  expect(res.body.error.code).toBe('invalid_params');
 });
 
