@@ -29,13 +29,14 @@ export function createAccount(data: StoreData, random: Random, nowMs: number, sp
   data.accounts[id] = account;
   const points = toPoints(spec.points ?? ZERO);
   if (points !== ZERO) move(data, id, { kind: 'fund', points, atMs: nowMs });
-  return account;
+  // The stored one, not `account`: changes through it are tracked (see store/changes.ts).
+  return data.accounts[id] as StoredAccount;
 }
 
 export function createKey(data: StoreData, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
   const record: StoredKey = { key: key ?? ids.apiKey(random), account_id: accountId, created_at: formatTime(nowMs) };
   data.keys[record.key] = record;
-  return record;
+  return data.keys[record.key] as StoredKey;
 }
 
 export function findAccount(data: StoreData, id: string): StoredAccount {

@@ -39,7 +39,8 @@ export function addFile(data: StoreData, random: Random, nowMs: number, retentio
   };
   data.files[file.id] = file;
   data.file_names[file.name] = file.id;
-  return file;
+  // The stored one, not `file`: changes through it are tracked (see store/changes.ts).
+  return data.files[file.id] as StoredFile;
 }
 
 export const fileUrl = (publicUrl: string, file: StoredFile): string => `${publicUrl}${FILES_PATH}${file.name}`;

@@ -17,6 +17,10 @@ import type { StoreData, StoredTask } from './schema.ts';
  *
  * A commit writes only the entries changed since the last one (a few KB), whatever the size of the store; the
  * journal is folded into a fresh snapshot once it outgrows the snapshot, in the background.
+ *
+ * Changes are seen through `data` (see changes.ts). So code that stores a new object and keeps changing it later
+ * (after an await) must go on through the stored one (`data.deliveries[id]`), not its own reference to the plain
+ * object: the plain object is the same data, but its changes are not journaled.
  */
 export interface Store {
   readonly data: StoreData;

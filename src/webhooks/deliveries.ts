@@ -118,7 +118,9 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       attempts: [],
     };
     store.data.deliveries[delivery.id] = delivery;
-    return delivery;
+    // The stored one, not `delivery`: attempts are added to it after an await, and only changes made through the
+    // store are journaled (see store/changes.ts).
+    return store.data.deliveries[delivery.id] as StoredDelivery;
   }
 
   const deliveryOf = (messageId: string): StoredDelivery => {
