@@ -28,7 +28,7 @@ export function readBody(limitFor: (req: Request) => string): RequestHandler {
     }
     read(req, res, (err?: unknown) => {
       if (err) {
-        next(bodyError(err as BodyParserError, limit));
+        next(bodyError(err as BodyParserError, limit, isTextEndpoint(req)));
         return;
       }
       (req as Request & { rawBody?: Buffer }).rawBody = req.body as Buffer;
@@ -115,13 +115,16 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-function bodyError(err: BodyParserError, limit: string): ApiError {
+/** A body that cannot be read: too large is 413 everywhere; an unknown encoding or charset 415 (400 on text endpoints). */
+function bodyError(err: BodyParserError, limit: string, textEndpoint: boolean): ApiError {
   switch (err.type) {
     case 'entity.too.large':
       return new ApiError('payload_too_large', `The request body is larger than ${limit}.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
+      return textEndpoint
+        ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object, sent without an unknown Content-Encoding.')
+        : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON, sent without an unknown Content-Encoding.');
     default:
       return new ApiError('bad_request', 'The request body cannot be read.');
   }

@@ -199,3 +199,42 @@ it('refuses a scenario whose output overrides a file record with a bad field', a
   expect(res.body.error.code).toBe('invalid_params');
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// An unknown Content-Encoding
+
+it.each([
+  ['/v1/chat/completions', { model: 'svc-text-lite', messages: [{ role: 'user', content: 'Hi' }] }],
+  ['/v1/responses', { model: 'svc-text-lite', input: 'Hi' }],
+  ['/v1/messages', { model: 'svc-text-lite', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }],
+])('refuses an unknown Content-Encoding on POST %s with 400 bad_request, as every content problem there', async (path, body) => {
+  const res = await t.api.send((r) => r.post(path).set(bearer).set('Content-Type', 'application/json').set('Content-Encoding', 'x-unknown').send(JSON.stringify(body)));
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'bad_request', request_id: res.headers['x-request-id'] });
+});
+
+it('refuses an unknown Content-Encoding on POST /v1/tasks and on the control API with 415 unsupported_media_type', async () => {
+  const task = await t.api.send((r) => r.post('/v1/tasks').set(bearer).set('Content-Type', 'application/json').set('Content-Encoding', 'compress').send(JSON.stringify(socialNote())));
+  expect(task.status).toBe(415);
+  expect(task.body.error.code).toBe('unsupported_media_type');
+  const control = await t.admin.send((r) => r.post('/_emulator/accounts').set(admin).set('Content-Type', 'application/json').set('Content-Encoding', 'x-unknown').send('{}'));
+  expect(control.status).toBe(415);
+  expect(control.body.error.code).toBe('unsupported_media_type');
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clock speed: a speed in range in a body nested past the limit
+
+it('refuses a clock speed in a body nested past 64 levels with 400 bad_request, leaving the speed as it was', async () => {
+  const real = await startEmulator({ clock: 'real', speed: 1 });
+  try {
+    const deep = '['.repeat(100) + ']'.repeat(100);
+    const refused = await real.admin.send((r) => r.post('/_emulator/clock/speed').set(admin).set('Content-Type', 'application/json').send(`{"speed":2,"pad":${deep}}`));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('bad_request');
+    expect((await real.admin.get('/_emulator/clock')).body.speed).toBe(1);
+    // The same speed with a shallow extra field is taken.
+    expect((await real.admin.post('/_emulator/clock/speed', { speed: 2, pad: [[[]]] })).body.speed).toBe(2);
+  } finally {
+    await real.close();
+  }
+});
