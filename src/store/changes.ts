@@ -51,20 +51,16 @@ export function createChangeLog(): ChangeLog {
   };
 }
 
-const rawOf = new WeakMap<object, object>();
-
-interface Owner {
-  section: string;
-  key: string;
-  proxy: object;
-}
+/** Asked of a proxy, gives the plain object behind it; a plain object has no such key. */
+const RAW = Symbol('raw');
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+const rawOf = (value: object): object | undefined => (value as { [RAW]?: object })[RAW];
 
 /** Assignment that keeps `__proto__` an ordinary key (an id or a metadata key) instead of swapping the prototype. */
 function assign(target: object, prop: string | symbol, value: unknown): boolean {
   if (prop !== '__proto__') return Reflect.set(target, prop, value, target);
   return Reflect.defineProperty(target, prop, { value, writable: true, enumerable: true, configurable: true });
 }
-const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 /**
  * The plain value behind a proxy, with proxies nested inside it replaced too: a value built by spreading a
@@ -73,7 +69,7 @@ const isObject = (value: unknown): value is object => typeof value === 'object' 
  */
 export function unwrap<T>(value: T): T {
   if (!isObject(value)) return value;
-  const raw = rawOf.get(value);
+  const raw = rawOf(value);
   if (raw) return raw as T;
   const target = value as Record<string, unknown>;
   for (const key of Object.keys(target)) {
@@ -86,6 +82,41 @@ export function unwrap<T>(value: T): T {
   return value;
 }
 
+/**
+ * The handler of a proxy of anything under one entry: which entry, and where to report changes. Its traps live
+ * on the prototype, so a proxy costs two small objects, made on each read and dropped with it. Proxies are not
+ * cached: a scan of a million records would otherwise keep a million proxies alive (so two reads of the same
+ * entry give two different objects; compare ids, not objects).
+ */
+class EntryHandler implements ProxyHandler<object> {
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly section: string,
+    private readonly key: string,
+  ) {}
+
+  get(target: object, prop: string | symbol): unknown {
+    if (prop === RAW) return target;
+    const value = Reflect.get(target, prop, target) as unknown;
+    return isObject(value) ? new Proxy(value, this) : value;
+  }
+
+  set(target: object, prop: string | symbol, value: unknown): boolean {
+    this.log.mark(this.section, this.key);
+    return assign(target, prop, unwrap(value));
+  }
+
+  deleteProperty(target: object, prop: string | symbol): boolean {
+    this.log.mark(this.section, this.key);
+    return Reflect.deleteProperty(target, prop);
+  }
+
+  defineProperty(target: object, prop: string | symbol, descriptor: PropertyDescriptor): boolean {
+    this.log.mark(this.section, this.key);
+    return Reflect.defineProperty(target, prop, 'value' in descriptor ? { ...descriptor, value: unwrap(descriptor.value) } : descriptor);
+  }
+}
+
 /** Sees `raw` through proxies that mark changed entries in `log`. `raw()` always gives the current plain data. */
 export function trackChanges(
   initial: StoreData,
@@ -96,52 +127,15 @@ export function trackChanges(
   let root = initial as unknown as Record<string, unknown>;
   // The target is a stand-in: `reset` swaps the data underneath, so every trap reads `root`.
   const standIn = {};
-  // One proxy per plain object and entry, so reading the same thing twice gives the same object (=== holds).
-  let proxies = new WeakMap<object, Owner>();
-  let sections = new Map<string, object>();
+  let sections = new Map<string, { raw: object; proxy: object }>();
 
-  // Which entry each plain object lies under, and its proxy. One handler serves every proxy (a handler with
-  // closures per proxy cost ~300 bytes per stored object reached).
-  const ownerOf = (target: object): Owner => proxies.get(target) as Owner;
-  const markOwner = (target: object): void => {
-    const owner = ownerOf(target);
-    log.mark(owner.section, owner.key);
-  };
-  const handler: ProxyHandler<object> = {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t) as unknown;
-      if (!isObject(value)) return value;
-      const owner = ownerOf(t);
-      return within(owner.section, owner.key, value);
-    },
-    set(t, prop, value) {
-      markOwner(t);
-      return assign(t, prop, unwrap(value));
-    },
-    deleteProperty(t, prop) {
-      markOwner(t);
-      return Reflect.deleteProperty(t, prop);
-    },
-    defineProperty(t, prop, descriptor) {
-      markOwner(t);
-      return Reflect.defineProperty(t, prop, 'value' in descriptor ? { ...descriptor, value: unwrap(descriptor.value) } : descriptor);
-    },
-  };
-
-  const within = (section: string, key: string, target: object): object => {
-    const known = proxies.get(target);
-    if (known?.section === section && known.key === key) return known.proxy;
-    // Reached under another entry (it was moved there): a fresh proxy, owned by the entry it is in now.
-    const proxy = new Proxy(target, handler);
-    rawOf.set(proxy, target);
-    proxies.set(target, { section, key, proxy });
-    return proxy;
-  };
+  const within = (section: string, key: string, target: object): object => new Proxy(target, new EntryHandler(log, section, key));
 
   const sectionProxy = (section: Section, target: object): object => {
     const keyOf = (prop: string | symbol): string | null => (typeof prop === 'string' && !(Array.isArray(target) && prop === 'length') ? prop : null);
-    const proxy = new Proxy(target, {
+    return new Proxy(target, {
       get(t, prop) {
+        if (prop === RAW) return t;
         const value = Reflect.get(t, prop, t) as unknown;
         const key = keyOf(prop);
         return isObject(value) && key !== null ? within(section, key, value) : value;
@@ -162,18 +156,17 @@ export function trackChanges(
         return Reflect.deleteProperty(t, prop);
       },
     });
-    rawOf.set(proxy, target);
-    return proxy;
   };
 
   const data = new Proxy(standIn, {
     get(_, prop) {
+      if (prop === RAW) return root;
       const value = root[prop as string];
       if (typeof prop !== 'string' || !isObject(value)) return value;
       if (sectionNames.has(prop)) {
-        let proxy = sections.get(prop);
-        if (!proxy || rawOf.get(proxy) !== value) sections.set(prop, (proxy = sectionProxy(prop as Section, value)));
-        return proxy;
+        let known = sections.get(prop);
+        if (known?.raw !== value) sections.set(prop, (known = { raw: value, proxy: sectionProxy(prop as Section, value) }));
+        return known.proxy;
       }
       return within(TOP, prop, value);
     },
@@ -195,7 +188,6 @@ export function trackChanges(
     raw: () => root as unknown as StoreData,
     reset(next) {
       root = unwrap(next) as unknown as Record<string, unknown>;
-      proxies = new WeakMap();
       sections = new Map();
     },
   };
