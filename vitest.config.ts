@@ -10,7 +10,8 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The fuzz suite (test/fuzz, about 11,000 cases) is part of every run; `npm run fuzz` runs it alone.
+    include: ['test/**/*.test.ts', 'test/fuzz/**/*.fuzz.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     // Tests run on the manual clock and never sleep; a long test is a bug, not a slow machine.
     testTimeout: 20_000,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import fc from 'fast-check';
 import request from 'supertest';
@@ -27,8 +27,13 @@ import type { DocumentName } from '../support/spec-check.ts';
  * the clock position excepted). Some properties also predict the exact answer (415/400 for content types, 413
  * for sizes, 401 for missing tokens, the signing refusals, 422 for traversal in file addresses).
  *
- * Failures are reproducible: fast-check prints the seed and path; `FUZZ_SEED=<seed> FUZZ_PATH=<path>` replays
- * one. Crash-class inputs (those that kill the process) run against a child process with a small heap.
+ * Failures are reproducible: one seed drives every property of a run (printed with the count at the end, and by
+ * fast-check with the path of a failure); `FUZZ_SEED=<seed>` replays the run, `FUZZ_SEED=<seed> FUZZ_PATH=<path>`
+ * one failure. Crash-class inputs (those that kill the process) run against a child process with a small heap.
+ *
+ * Part of `npm test` (and so of CI); `npm run fuzz` runs it alone. At the end it prints one plain line,
+ * `fuzz: <cases> cases, <failed> failed (seed <seed>)`, and writes the same to test-results/fuzz.json when that
+ * directory exists (CI creates it, and prints the count from it).
  */
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -58,19 +63,41 @@ const RUNS = {
   reset: 20,
 } as const;
 const PLANNED = Object.values(RUNS).reduce((a, b) => a + b, 0);
-/** Cases actually run (predicate calls), shown by the last test. */
-let cases = 0;
+const TIMEOUT = 120_000;
+/** Cases run (property runs and one-off cases) and failed (a property's counterexample, or any other failure of a test). */
+const tally = { cases: 0, failed: 0 };
 
-const replay: { seed?: number; path?: string } = {
-  ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}),
-  ...(process.env['FUZZ_PATH'] ? { path: process.env['FUZZ_PATH'] } : {}),
-};
+/** One seed for every property of a run, so a run is replayed as a whole from the seed it prints. */
+const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : Math.floor(Math.random() * 2 ** 31);
 const params = <T>(numRuns: number, extra: fc.Parameters<T> = {}): fc.Parameters<T> => ({
   numRuns,
-  ...replay,
+  seed: SEED,
+  ...(process.env['FUZZ_PATH'] ? { path: process.env['FUZZ_PATH'] } : {}),
   ...extra,
 });
-const TIMEOUT = 120_000;
+
+/** fc.assert that counts: the runs go to the tally, and a failure throws fast-check's report (seed, path, counterexample). */
+async function check<T>(property: fc.IAsyncProperty<T>, parameters: fc.Parameters<T>): Promise<void> {
+  const details = await fc.check(property, parameters);
+  tally.cases += details.numRuns;
+  if (details.failed) throw new Error(fc.defaultReportMessage(details), { cause: details.errorInstance });
+}
+
+/** A fuzz test: however it fails (a counterexample, or a setup that broke), that is one failed case. */
+function fuzz(name: string, body: () => Promise<void>): void {
+  it(
+    name,
+    async () => {
+      try {
+        await body();
+      } catch (err) {
+        tally.failed += 1;
+        throw err;
+      }
+    },
+    TIMEOUT,
+  );
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The documents, read the way the emulator reads them
@@ -525,7 +552,8 @@ function build(app: TestEmulator['emulator']['app'], c: Case): Test {
 /** The store as the brief compares it: call records and the clock position left out; null when it cannot be written. */
 function storeSnapshot(t: TestEmulator): string | null {
   try {
-    return JSON.stringify({ ...t.emulator.store.data, calls: undefined, clock_ms: undefined });
+    // The plain data (the same objects, without the file store's change tracking): several times faster to write.
+    return JSON.stringify({ ...t.emulator.store.peek(), calls: undefined, clock_ms: undefined });
   } catch {
     return null;
   }
@@ -560,7 +588,6 @@ interface World {
 
 /** Sends one case and checks every rule that holds for every answer; returns the answer for more checks. */
 async function exchange(w: World, c: Case): Promise<Response> {
-  cases += 1;
   const before = storeSnapshot(w.t);
   // An earlier case left the store unserializable and failed for it; while shrinking, nothing later can say more.
   fc.pre(before !== null);
@@ -596,6 +623,12 @@ async function exchange(w: World, c: Case): Promise<Response> {
     throw new Error(`${describeCase(c)}\n→ ${res.status} ${excerpt(res.body && Object.keys(res.body).length > 0 ? res.body : res.text)}\n  - ${problems.join('\n  - ')}${log}`);
   }
   return res;
+}
+
+/** A one-off case outside the properties, counted like a property run. */
+function once(w: World, c: Case): Promise<Response> {
+  tally.cases += 1;
+  return exchange(w, c);
 }
 
 const expectStatus =
@@ -785,7 +818,7 @@ function traversalAddresses(w: World): string[] {
   ];
 }
 
-it(`POST /v1/tasks: schema-derived bodies and their mutations, Idempotency-Key at its limits, traversal in file addresses (${RUNS.submit} cases)`, async () => {
+fuzz(`POST /v1/tasks: schema-derived bodies and their mutations, Idempotency-Key at its limits, traversal in file addresses (${RUNS.submit} cases)`, async () => {
   await withWorld(async (w) => {
     const addresses = traversalAddresses(w);
     /** Idempotency keys used so far, with the body they were first used with. */
@@ -802,7 +835,7 @@ it(`POST /v1/tasks: schema-derived bodies and their mutations, Idempotency-Key a
         }),
       },
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const headers: Record<string, string> = { ...asA(w) };
         if (k.kind === 'mutated') {
@@ -844,12 +877,12 @@ it(`POST /v1/tasks: schema-derived bodies and their mutations, Idempotency-Key a
       params(RUNS.submit),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /v1/tasks, GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel
 
-it(`GET /v1/tasks (query), GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel: ids of others, traversal, junk (${RUNS.tasksRead} cases)`, async () => {
+fuzz(`GET /v1/tasks (query), GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel: ids of others, traversal, junk (${RUNS.tasksRead} cases)`, async () => {
   await withWorld(async (w) => {
     const idArb = fc.oneof(
       { weight: 2, arbitrary: fc.constantFrom(...w.ownTasks).map((id) => ({ id, foreign: false })) },
@@ -861,7 +894,7 @@ it(`GET /v1/tasks (query), GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel: ids o
       fc.record({ kind: fc.constant('list' as const), query: queryArb('service', '/v1/tasks', 'get') }),
       fc.record({ kind: fc.constantFrom('get' as const, 'cancel' as const), target: idArb, suffix: fc.constantFrom('', '/', '?x=1', '?__proto__=1') }),
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         if (k.kind === 'list') {
           await exchange(w, { method: 'GET', path: `/v1/tasks${k.query}`, headers: asA(w) });
@@ -879,7 +912,7 @@ it(`GET /v1/tasks (query), GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel: ids o
       params(RUNS.tasksRead),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // POST /v1/files, JSON and multipart
@@ -887,7 +920,7 @@ it(`GET /v1/tasks (query), GET /v1/tasks/{id}, POST /v1/tasks/{id}/cancel: ids o
 const FILENAMES = ['a.png', 'clip.mp4', '../../etc/passwd', '..\\..\\boot.ini', '/etc/passwd', 'x.constructor', 'x.__proto__', 'x.toString', 'x.hasOwnProperty', '', '.', '..', 'a'.repeat(300), '日本.mp3', 'a.PNG', 'no-extension', 'x.json', 'x.'];
 const filenameArb = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...FILENAMES) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }).filter((s) => !/["\r\n\\]/.test(s)) });
 
-it(`POST /v1/files: JSON bodies from UploadFileJson and their mutations, multipart with odd parts and names (${RUNS.files} cases)`, async () => {
+fuzz(`POST /v1/files: JSON bodies from UploadFileJson and their mutations, multipart with odd parts and names (${RUNS.files} cases)`, async () => {
   await withWorld(async (w) => {
     const jsonBody = mutated(
       fc.oneof(
@@ -917,7 +950,7 @@ it(`POST /v1/files: JSON bodies from UploadFileJson and their mutations, multipa
       { weight: 3, arbitrary: jsonBody.map((value) => ({ kind: 'json' as const, value })) },
       { weight: 2, arbitrary: multipart.map((m) => ({ kind: 'multipart' as const, ...m })) },
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const body: Body = k.kind === 'json' ? { kind: 'json', value: k.value } : { kind: 'multipart', fields: k.fields, files: k.files };
         await exchange(w, {
@@ -935,12 +968,12 @@ it(`POST /v1/files: JSON bodies from UploadFileJson and their mutations, multipa
       params(RUNS.files),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /v1/models, GET /v1/models/{id}, GET /v1/pricing
 
-it(`GET /v1/models, /v1/models/{id}, /v1/pricing: model ids real and nasty, stray queries (${RUNS.models} cases)`, async () => {
+fuzz(`GET /v1/models, /v1/models/{id}, /v1/pricing: model ids real and nasty, stray queries (${RUNS.models} cases)`, async () => {
   await withWorld(async (w) => {
     const kind = fc.oneof(
       fc.record({ path: fc.constantFrom('/v1/models', '/v1/pricing'), query: fc.constantFrom('', '?x=1', '?__proto__[polluted]=1', '?%=%', '?limit=-1') }),
@@ -949,7 +982,7 @@ it(`GET /v1/models, /v1/models/{id}, /v1/pricing: model ids real and nasty, stra
         query: fc.constantFrom('', '?x=1'),
       }),
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const known = [...TASK_MODELS, ...TEXT_MODELS].some((m) => k.path === `/v1/models/${m}`);
         await exchange(w, {
@@ -962,7 +995,7 @@ it(`GET /v1/models, /v1/models/{id}, /v1/pricing: model ids real and nasty, stra
       params(RUNS.models),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // The three text endpoints
@@ -995,7 +1028,7 @@ for (const [path, seeds, runs] of [
   ['/v1/responses', responsesSeeds, RUNS.responses],
   ['/v1/messages', messagesSeeds, RUNS.messages],
 ] as const) {
-  it(`POST ${path}: schema-derived bodies and their mutations, schemas inside bodies, scenario headers, auth variants (${runs} cases)`, async () => {
+  fuzz(`POST ${path}: schema-derived bodies and their mutations, schemas inside bodies, scenario headers, auth variants (${runs} cases)`, async () => {
     await withWorld(async (w) => {
       const auth: fc.Arbitrary<Record<string, string>> = fc.oneof(
         { weight: 12, arbitrary: fc.constant<Record<string, string>>(asA(w)) },
@@ -1007,7 +1040,7 @@ for (const [path, seeds, runs] of [
             .map((h) => ({ ...h, unauthenticated: 'yes' })),
         },
       );
-      await fc.assert(
+      await check(
         fc.asyncProperty(mutated(seeds), auth, scenarioHeader, async (body, authHeaders, scenario) => {
           const { unauthenticated, ...headers } = authHeaders;
           if (scenario !== undefined) headers['X-Emulator-Scenario'] = scenario;
@@ -1022,7 +1055,7 @@ for (const [path, seeds, runs] of [
         params(runs),
       );
     });
-  }, TIMEOUT);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1061,7 +1094,7 @@ const WRONG_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'applica
 const WRONG_CHARSETS = ['application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset="iso-8859-1"', 'application/json; charset=ascii'];
 const JSON_TYPES = ['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/json;charset=UTF8', 'application/json; charset="utf-8"'];
 
-it(`wrong content types, charsets and encodings on every JSON endpoint: 415 (400 on text endpoints) (${RUNS.contentTypes} cases)`, async () => {
+fuzz(`wrong content types, charsets and encodings on every JSON endpoint: 415 (400 on text endpoints) (${RUNS.contentTypes} cases)`, async () => {
   await withWorld(async (w) => {
     const kind = fc.oneof(
       { weight: 3, arbitrary: fc.record({ endpoint: endpointArb, type: fc.constantFrom(...WRONG_TYPES, null), as: fc.constantFrom('json', 'form', 'multipart') }).map((k) => ({ ...k, kind: 'wrong-type' as const })) },
@@ -1069,7 +1102,7 @@ it(`wrong content types, charsets and encodings on every JSON endpoint: 415 (400
       { weight: 2, arbitrary: fc.record({ endpoint: endpointArb, type: fc.constantFrom(...JSON_TYPES) }).map((k) => ({ ...k, kind: 'json-type' as const })) },
       { weight: 1, arbitrary: fc.record({ endpoint: endpointArb, encoding: fc.constantFrom('gzip', 'deflate', 'br', 'compress', 'x-unknown', 'identity, gzip') }).map((k) => ({ ...k, kind: 'encoding' as const })) },
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const path = k.endpoint.path(w);
         const headers = headersFor(w, path);
@@ -1097,14 +1130,14 @@ it(`wrong content types, charsets and encodings on every JSON endpoint: 415 (400
       params(RUNS.contentTypes),
     );
   });
-}, TIMEOUT);
+});
 
 const MALFORMED = ['{', '}', '{"a":}', '{"a":1,}', "{'a':1}", '{"a":NaN}', '{"a":Infinity}', '{"a":1} x', '{"a":1}{"b":2}', '\uFEFF{}', '{"a":"\\x"}', '{"a":01}', '{"a":.5}', '{"a":"\u0001"}', ' ', '{"a" 1}', '{a:1}', '[', '{"a":[1,2}', 'nul', 'tru', '/* c */ {}', '{"a":1}\u0000'];
 const NON_OBJECTS = ['[]', '[{}]', '"str"', '123', 'true', 'null', '-0', '1e999', '""', `[${'0,'.repeat(1000)}0]`];
 /** Bytes that are not UTF-8: stray continuation bytes, truncated sequences, overlongs, encoded surrogates. */
 const BAD_UTF8 = [[0xff], [0xfe, 0xff], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]];
 
-it(`malformed JSON, non-object JSON, truncated bodies, duplicate keys, invalid UTF-8 on every JSON endpoint (${RUNS.malformed} cases)`, async () => {
+fuzz(`malformed JSON, non-object JSON, truncated bodies, duplicate keys, invalid UTF-8 on every JSON endpoint (${RUNS.malformed} cases)`, async () => {
   await withWorld(async (w) => {
     const kind = fc.oneof(
       fc.record({ kind: fc.constant('malformed' as const), endpoint: endpointArb, text: fc.constantFrom(...MALFORMED) }),
@@ -1113,7 +1146,7 @@ it(`malformed JSON, non-object JSON, truncated bodies, duplicate keys, invalid U
       fc.record({ kind: fc.constant('duplicate' as const), endpoint: endpointArb, pick: fc.nat(), value: nastyValue, first: fc.boolean() }),
       fc.record({ kind: fc.constant('bad-utf8' as const), endpoint: endpointArb, bytes: fc.constantFrom(...BAD_UTF8), at: fc.nat(), inString: fc.boolean() }),
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const path = k.endpoint.path(w);
         const headers = headersFor(w, path);
@@ -1151,7 +1184,7 @@ it(`malformed JSON, non-object JSON, truncated bodies, duplicate keys, invalid U
       params(RUNS.malformed),
     );
   });
-}, TIMEOUT);
+});
 
 /**
  * Bodies whose free-form objects (schemas of `type: object` with no listed fields: tool parameters, response
@@ -1199,7 +1232,7 @@ const setAt = (value: unknown, at: (string | number)[], leaf: unknown): unknown 
   return k === undefined ? leaf : withChild(value, k, setAt(childOf(value, k), rest, leaf));
 };
 
-it(`deep nesting (up to 10,000 levels) in every free-form object of the documents, and anywhere else (${RUNS.deep} cases)`, async () => {
+fuzz(`deep nesting (up to 10,000 levels) in every free-form object of the documents, and anywhere else (${RUNS.deep} cases)`, async () => {
   await withWorld(async (w) => {
     const refill = (await call(w.t, 'POST', '/_emulator/accounts', ADMIN, { points: '999999999.000' })).body as { id: string };
     const refillKey = ((await call(w.t, 'POST', `/_emulator/accounts/${refill.id}/keys`, ADMIN, {})).body as { key: string }).key;
@@ -1211,7 +1244,7 @@ it(`deep nesting (up to 10,000 levels) in every free-form object of the document
       op: fc.constantFrom('set', 'add') as fc.Arbitrary<'set' | 'add'>,
       key: keyArb,
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const deep = new RawJson(deepText(k.depth, k.shape));
         let method: Verb;
@@ -1235,10 +1268,10 @@ it(`deep nesting (up to 10,000 levels) in every free-form object of the document
       params(RUNS.deep),
     );
   });
-}, TIMEOUT);
+});
 
 const MB = 1024 * 1024;
-it(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte padding); uploads at 50 MB and just over (${RUNS.sizes} cases)`, async () => {
+fuzz(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte padding); uploads at 50 MB and just over (${RUNS.sizes} cases)`, async () => {
   await withWorld(async (w) => {
     // /v1/files takes larger bodies (50 MB files); its limits are the upload cases below.
     const limited = JSON_ENDPOINTS.filter((e) => e.path(w) !== '/v1/files');
@@ -1248,14 +1281,14 @@ it(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte p
         form === 'multipart'
           ? { kind: 'multipart', fields: [], files: [{ field: 'file', bytes: Buffer.alloc(size, 7), filename: 'big.mp4', contentType: 'video/mp4' }] }
           : { kind: 'raw', contentType: 'application/json', bytes: `{"filename":"big.mp4","content":"${Buffer.alloc(size, 7).toString('base64')}"}` };
-      await exchange(w, { method: 'POST', path: '/v1/files', headers: asA(w), body, expect: size > 50 * MB ? expectError(413, 'payload_too_large') : expectStatus(200) });
+      await once(w, { method: 'POST', path: '/v1/files', headers: asA(w), body, expect: size > 50 * MB ? expectError(413, 'payload_too_large') : expectStatus(200) });
     }
     const kind = fc.record({
       endpoint: fc.constantFrom(...limited),
       delta: fc.constantFrom(-1, 0, 1, 2, -4096),
       pad: fc.constantFrom('string', 'array', 'multibyte', 'content') as fc.Arbitrary<'string' | 'array' | 'multibyte' | 'content'>,
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const path = k.endpoint.path(w);
         const target = MB + k.delta;
@@ -1291,9 +1324,9 @@ it(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte p
       params(RUNS.sizes),
     );
   });
-}, TIMEOUT);
+});
 
-it(`__proto__ / constructor / prototype keys in input, params, metadata and everywhere else: no pollution, echoed as data (${RUNS.protoKeys} cases)`, async () => {
+fuzz(`__proto__ / constructor / prototype keys in input, params, metadata and everywhere else: no pollution, echoed as data (${RUNS.protoKeys} cases)`, async () => {
   await withWorld(async (w) => {
     const kind = fc.record({
       endpoint: fc.oneof({ weight: 4, arbitrary: fc.constant(JSON_ENDPOINTS[0] as JsonEndpoint) }, { weight: 3, arbitrary: endpointArb }),
@@ -1302,7 +1335,7 @@ it(`__proto__ / constructor / prototype keys in input, params, metadata and ever
       value: fc.oneof(fc.constantFrom(...PROTO_VALUES), fc.constantFrom<unknown>('yes', 1, null, [], { polluted: 'yes' }, { prototype: { polluted: 'yes' } })),
       path: fc.array(fc.nat(), { maxLength: 3 }),
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const path = k.endpoint.path(w);
         const valid = k.endpoint.valid(w);
@@ -1328,12 +1361,12 @@ it(`__proto__ / constructor / prototype keys in input, params, metadata and ever
       params(RUNS.protoKeys),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Operations without a body, sent one anyway
 
-it(`bodies sent to operations that take none (GETs, cancel, control steps): the answer stays documented (${RUNS.bodylessBodies} cases)`, async () => {
+fuzz(`bodies sent to operations that take none (GETs, cancel, control steps): the answer stays documented (${RUNS.bodylessBodies} cases)`, async () => {
   await withWorld(async (w) => {
     const targets: [Verb, (w: World) => string][] = [
       ['GET', () => '/v1/tasks'],
@@ -1359,7 +1392,7 @@ it(`bodies sent to operations that take none (GETs, cancel, control steps): the 
         fc.constantFrom('text/plain', 'application/xml', 'application/json; charset=latin1').map((type) => ({ kind: 'raw' as const, contentType: type, bytes: 'hello' })),
       ),
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const [method, pathOf] = k.target;
         const path = pathOf(w);
@@ -1368,12 +1401,12 @@ it(`bodies sent to operations that take none (GETs, cancel, control steps): the 
       params(RUNS.bodylessBodies),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Paths: traversal, malformed percent-encodings, case variants, unknown paths, wrong methods
 
-it(`path parameters and paths: traversal, malformed percent-encodings, case variants, unknown paths, wrong methods (${RUNS.paths} cases)`, async () => {
+fuzz(`path parameters and paths: traversal, malformed percent-encodings, case variants, unknown paths, wrong methods (${RUNS.paths} cases)`, async () => {
   await withWorld(async (w) => {
     const templates: [Verb, (id: string) => string][] = [
       ['GET', (id) => `/v1/tasks/${id}`],
@@ -1414,7 +1447,7 @@ it(`path parameters and paths: traversal, malformed percent-encodings, case vari
       { weight: 2, arbitrary: fc.tuple(casePath, fc.constantFrom<Verb>('GET', 'POST')).map(([path, method]) => ({ method, path, variant: true })) },
       { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/v1/tasks', '/v1/models', '/v1/chat/completions', '/_emulator/clock', '/_emulator/accounts', '/v1/files'), fc.constantFrom<Verb>('PUT', 'DELETE', 'PATCH')).map(([path, method]) => ({ method, path })) },
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const { method, path } = k;
         const lower = path.toLowerCase();
@@ -1440,12 +1473,12 @@ it(`path parameters and paths: traversal, malformed percent-encodings, case vari
       params(RUNS.paths),
     );
   });
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Signing headers at their limits
 
-it(`X-Svc-Timestamp / X-Svc-Nonce / X-Svc-Signature at and past their limits: the refusal is predicted (${RUNS.signing} cases)`, async () => {
+fuzz(`X-Svc-Timestamp / X-Svc-Nonce / X-Svc-Signature at and past their limits: the refusal is predicted (${RUNS.signing} cases)`, async () => {
   const w = await world({ signing: true });
   try {
     const signing = w.signingKey;
@@ -1469,7 +1502,7 @@ it(`X-Svc-Timestamp / X-Svc-Nonce / X-Svc-Signature at and past their limits: th
       signature: fc.constantFrom('correct', 'correct', 'other-body', 'random', 'uppercase', 'no-prefix', 'empty'),
       omit: fc.constantFrom('none', 'none', 'none', 'timestamp', 'nonce', 'signature'),
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const [method, path, bodyText] = k.target;
         const now = Math.floor(Date.now() / 1000);
@@ -1516,7 +1549,7 @@ it(`X-Svc-Timestamp / X-Svc-Nonce / X-Svc-Signature at and past their limits: th
   } finally {
     await closeWorld(w);
   }
-}, TIMEOUT);
+});
 
 /** The documented scheme, written out here rather than taken from the emulator: v1= hex HMAC-SHA256 of the canonical string. */
 function documentedSignature(secret: string, timestamp: string, nonce: string, method: string, path: string, body: string): string {
@@ -1527,7 +1560,7 @@ function documentedSignature(secret: string, timestamp: string, nonce: string, m
 // ---------------------------------------------------------------------------------------------------------------
 // The control API
 
-it(`control API reads: every GET with ids real and nasty and fuzzed list queries (${RUNS.adminReads} cases)`, async () => {
+fuzz(`control API reads: every GET with ids real and nasty and fuzzed list queries (${RUNS.adminReads} cases)`, async () => {
   await withWorld(async (w) => {
     const ids = fc.oneof(nastyId, fc.constantFrom(w.accountA, w.accountB, 'acct_demo', w.keyA, DEMO_KEY, w.requestId, w.deliveryId, ...w.ownTasks));
     const kind = fc.oneof(
@@ -1540,16 +1573,16 @@ it(`control API reads: every GET with ids real and nasty and fuzzed list queries
       ids.map((id) => `/_emulator/keys/${id}`),
       ids.map((id) => `/_emulator/records/${id}`),
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (path) => {
         await exchange(w, { method: 'GET', path, headers: ADMIN });
       }),
       params(RUNS.adminReads),
     );
   });
-}, TIMEOUT);
+});
 
-it(`control API writes: schema-derived bodies and their mutations on every POST and PATCH (${RUNS.adminWrites} cases)`, async () => {
+fuzz(`control API writes: schema-derived bodies and their mutations on every POST and PATCH (${RUNS.adminWrites} cases)`, async () => {
   await withWorld(async (w) => {
     const account = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(w.accountA, w.accountB, 'acct_demo') }, { weight: 1, arbitrary: nastyId });
     const key = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(w.keyA, w.keyB) }, { weight: 1, arbitrary: nastyId });
@@ -1583,7 +1616,7 @@ it(`control API writes: schema-derived bodies and their mutations on every POST 
     );
     // Tasks get used up (finished); keep some queued ones coming so the steps have something to act on.
     let submitted = 0;
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         if (submitted++ % 20 === 0) {
           const res = await request(w.t.emulator.app).post('/v1/tasks').set({ Authorization: `Bearer ${refillKey}` }).send(socialNote());
@@ -1594,9 +1627,9 @@ it(`control API writes: schema-derived bodies and their mutations on every POST 
       params(RUNS.adminWrites),
     );
   });
-}, TIMEOUT);
+});
 
-it(`control API without its token: 401 unauthorized whatever the body; health needs none (${RUNS.adminAuth} cases)`, async () => {
+fuzz(`control API without its token: 401 unauthorized whatever the body; health needs none (${RUNS.adminAuth} cases)`, async () => {
   await withWorld(async (w) => {
     const routes: [Verb, string][] = [
       ['GET', '/_emulator/clock'], ['POST', '/_emulator/clock/advance'], ['POST', '/_emulator/clock/speed'], ['POST', '/_emulator/accounts'], ['GET', '/_emulator/accounts'],
@@ -1614,18 +1647,18 @@ it(`control API without its token: 401 unauthorized whatever the body; health ne
         fc.constantFrom('text/plain', 'application/xml', 'application/json; charset=latin1').map((type): Body => ({ kind: 'raw', contentType: type, bytes: '{}' })),
       ),
     });
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
         const [method, path] = k.route;
         await exchange(w, { method, path, headers: k.auth, ...(k.body ? { body: k.body } : {}), expect: expectError(401, 'unauthorized') });
       }),
       params(RUNS.adminAuth),
     );
-    await exchange(w, { method: 'GET', path: '/_emulator/health', headers: {}, expect: expectStatus(200) });
+    await once(w, { method: 'GET', path: '/_emulator/health', headers: {}, expect: expectStatus(200) });
   });
-}, TIMEOUT);
+});
 
-it(`POST /_emulator/clock/speed on a real clock: speeds in and out of range, junk bodies; the clock reads back as set (${RUNS.clockSpeed} cases)`, async () => {
+fuzz(`POST /_emulator/clock/speed on a real clock: speeds in and out of range, junk bodies; the clock reads back as set (${RUNS.clockSpeed} cases)`, async () => {
   // A bare emulator on the real clock, with nothing scheduled that a faster clock could change under a case.
   const logs: string[] = [];
   const t = await startEmulator({ clock: 'real', publicUrl: PUBLIC_URL, log: (message) => void logs.push(message), resolveHost: () => Promise.resolve([]), send: () => Promise.resolve({ status: 200, excerpt: 'ok' }) });
@@ -1638,7 +1671,7 @@ it(`POST /_emulator/clock/speed on a real clock: speeds in and out of range, jun
       { weight: 2, arbitrary: fc.constantFrom(0, -1, -0, 5e-324, 1e-9, 0.5, 1, 1_000_000, 1_000_000.5, 1e308, '2', null, true, [], {}).map((v) => ({ speed: v })) },
       { weight: 1, arbitrary: mutated(fc.constant({ speed: 2 })) },
     );
-    await fc.assert(
+    await check(
       fc.asyncProperty(speed, async (body) => {
         const res = await exchange(w, { method: 'POST', path: '/_emulator/clock/speed', headers: ADMIN, body: { kind: 'json', value: body } });
         const asked = isObject(body) ? body['speed'] : undefined;
@@ -1661,7 +1694,7 @@ it(`POST /_emulator/clock/speed on a real clock: speeds in and out of range, jun
   } finally {
     await closeWorld(w);
   }
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs that can take a whole process down: against a child process with a small heap
@@ -1710,7 +1743,7 @@ function multipartBytes(boundary: string, filename: string, type: string, conten
   ]);
 }
 
-it(`crash-class inputs against a separate process (192 MB heap): truncated and mangled multipart, schema bombs in text bodies; the process answers and stays up (${RUNS.crashes} cases)`, async () => {
+fuzz(`crash-class inputs against a separate process (192 MB heap): truncated and mangled multipart, schema bombs in text bodies; the process answers and stays up (${RUNS.crashes} cases)`, async () => {
   let child = await startChild();
   const bomb = fc.letrec((tie) => ({
     node: fc.oneof(
@@ -1735,9 +1768,8 @@ it(`crash-class inputs against a separate process (192 MB heap): truncated and m
     { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('json-schema' as const, 'tool' as const), schema: bomb }) },
   );
   try {
-    await fc.assert(
+    await check(
       fc.asyncProperty(kind, async (k) => {
-        cases += 1;
         if (child.exit() !== null) child = await startChild();
         let path: string;
         let type: string;
@@ -1793,14 +1825,14 @@ it(`crash-class inputs against a separate process (192 MB heap): truncated and m
   } finally {
     for (const c of children.splice(0)) c.kill('SIGKILL');
   }
-}, TIMEOUT);
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Last: reset, and the count
 
-it(`POST /_emulator/reset, last: with and without its token, with junk bodies (${RUNS.reset} cases)`, async () => {
+fuzz(`POST /_emulator/reset, last: with and without its token, with junk bodies (${RUNS.reset} cases)`, async () => {
   await withWorld(async (w) => {
-    await fc.assert(
+    await check(
       fc.asyncProperty(fc.boolean(), fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }), async (authorized, value) => {
         await exchange(w, {
           method: 'POST',
@@ -1813,11 +1845,18 @@ it(`POST /_emulator/reset, last: with and without its token, with junk bodies ($
       params(RUNS.reset),
     );
     // After a reset the demo key works again.
-    await exchange(w, { method: 'GET', path: '/v1/tasks', headers: V1, expect: expectStatus(200) });
+    await once(w, { method: 'GET', path: '/v1/tasks', headers: V1, expect: expectStatus(200) });
   });
-}, TIMEOUT);
+});
 
 it(`ran at least 10,000 cases in total (planned: ${PLANNED})`, () => {
   expect(PLANNED).toBeGreaterThanOrEqual(10_000);
-  expect(cases).toBeGreaterThanOrEqual(10_000);
+  expect(tally.cases).toBeGreaterThanOrEqual(10_000);
+});
+
+const RESULTS_DIR = new URL('../../test-results/', import.meta.url);
+afterAll(() => {
+  const summary = { cases: tally.cases, failed: tally.failed, seed: SEED, planned: PLANNED };
+  console.log(`fuzz: ${summary.cases} cases, ${summary.failed} failed (seed ${SEED})`);
+  if (existsSync(RESULTS_DIR)) writeFileSync(new URL('fuzz.json', RESULTS_DIR), `${JSON.stringify(summary)}\n`);
 });
