@@ -63,14 +63,16 @@ const RUNS = {
   reset: 20,
 } as const;
 const PLANNED = Object.values(RUNS).reduce((a, b) => a + b, 0);
-const TIMEOUT = 120_000;
+/** `FUZZ_SCALE=5 npm run fuzz` runs five times as many cases of every property, for a deeper search by hand. */
+const SCALE = Number(process.env['FUZZ_SCALE'] ?? 1);
+const TIMEOUT = 120_000 * Math.max(1, SCALE);
 /** Cases run (property runs and one-off cases) and failed (a property's counterexample, or any other failure of a test). */
 const tally = { cases: 0, failed: 0 };
 
 /** One seed for every property of a run, so a run is replayed as a whole from the seed it prints. */
 const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : Math.floor(Math.random() * 2 ** 31);
 const params = <T>(numRuns: number, extra: fc.Parameters<T> = {}): fc.Parameters<T> => ({
-  numRuns,
+  numRuns: Math.max(1, Math.round(numRuns * SCALE)),
   seed: SEED,
   ...(process.env['FUZZ_PATH'] ? { path: process.env['FUZZ_PATH'] } : {}),
   ...extra,
