@@ -83,9 +83,17 @@ export function createClock(options: ClockOptions): Clock {
     }
   }
 
-  /** Serializes drains: an advance and a timer firing never interleave their jobs. */
+  /**
+   * Serializes drains: an advance and a timer firing never interleave their jobs. The end of a drain is read when
+   * its turn comes, and the clock is left there before the next one starts.
+   */
   function drain(untilMs: () => number, setNow: (ms: number) => void): Promise<void> {
-    draining = draining.then(() => (stopped ? undefined : runDue(untilMs(), setNow)));
+    draining = draining.then(async () => {
+      if (stopped) return;
+      const until = untilMs();
+      await runDue(until, setNow);
+      setNow(until);
+    });
     return draining;
   }
 
@@ -144,14 +152,15 @@ export function createClock(options: ClockOptions): Clock {
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
       if (options.mode === 'manual') {
-        const target = manualNow + ms;
+        // The target is taken from where the previous advance left the clock, not from where it stood when this one
+        // was asked: advances that arrive while a drain waits on a callback's receiver would otherwise all aim at
+        // the same point, and all but one of them would be lost.
         await drain(
-          () => target,
+          () => manualNow + ms,
           (t) => {
             manualNow = Math.max(manualNow, t);
           },
         );
-        manualNow = Math.max(manualNow, target);
       } else {
         advancedMs += ms;
         await drain(now, () => undefined);
