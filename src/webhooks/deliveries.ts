@@ -88,7 +88,9 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     const delivery = store.data.deliveries[messageId];
     if (!delivery || delivery.status !== 'pending') return;
     const record = await attempt(delivery, 'automatic');
-    if (!record.ok) {
+    // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and the
+    // failure must not mark a delivered message `failed` or give it a next attempt.
+    if (!record.ok && delivery.status === 'pending') {
       const done = delivery.attempts.filter((a) => a.kind === 'automatic').length;
       const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.now()) : null;
       delivery.next_attempt_ms = next;
