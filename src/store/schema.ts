@@ -128,6 +128,8 @@ export interface StoreData {
   scenarios: Scenario[];
   /** Last virtual time seen, so a manual clock resumes where it stopped after a restart. */
   clock_ms: number | null;
+  /** How many times an emulator has started on this store (a seeded id sequence differs per start). */
+  starts?: number;
 }
 
 export const emptyData = (): StoreData => ({

@@ -36,6 +36,8 @@ export interface Store {
   close(): Promise<void>;
   /** The plain data, for listing keys in bulk without the cost of change tracking. Never change it. */
   peek(): StoreData;
+  /** Runs `stamp` on the data just before each write that carries changes (the clock's position, say). */
+  onWrite(stamp: (data: StoreData) => void): void;
   /** Sizes on disk, for benchmarks and the health view. */
   stats(): StoreStats;
   /**
@@ -108,6 +110,8 @@ function openMemoryStore(): Store {
     compact: () => Promise.resolve(),
     close: () => Promise.resolve(),
     peek: tracker.raw,
+    // Nothing is written, so there is nothing to stamp.
+    onWrite: () => undefined,
     stats: () => ({ snapshotBytes: 0, journalBytes: 0, generation: 0, compactions: 0 }),
   };
 }
@@ -140,9 +144,11 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     return run;
   };
 
+  const stamps: ((data: StoreData) => void)[] = [];
   const append = async (): Promise<void> => {
+    if (changes.size === 0) return;
+    for (const stamp of stamps) stamp(tracker.data);
     const changed = changes.take();
-    if (changed.size === 0) return;
     const raw = tracker.raw() as unknown as Record<string, unknown>;
     const operations: Operation[] = [];
     for (const [section, keys] of changed) {
@@ -206,6 +212,9 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     commit,
     async replace(next) {
       await compacting;
+      // Changes already made (and maybe answered once their commit resolves) go to disk before the reset: if the
+      // process dies before the reset's snapshot is in place, the old files must still hold them.
+      await commit();
       tracker.reset(next);
       changes.take();
       watchers.replaced();
@@ -226,6 +235,7 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     },
     stats: () => ({ snapshotBytes, journalBytes, generation, compactions }),
     peek: tracker.raw,
+    onWrite: (stamp) => stamps.push(stamp),
   };
   // A store from before the journal is rewritten in the new format at once; a long journal is folded in.
   if (loaded.legacy) await compact();

@@ -6,3 +6,4 @@ export { encodeEvent, STREAM_HEADERS } from './sse.ts';
 export type { SseEvent } from './sse.ts';
 export { generate } from './generate.ts';
 export type { TextRequest, Generated } from './generate.ts';
+export { refundInterruptedTextCalls } from './recover.ts';

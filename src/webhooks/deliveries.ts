@@ -48,6 +48,9 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   }
 
   async function attempt(delivery: StoredDelivery, kind: DeliveryAttempt['kind']): Promise<DeliveryAttempt> {
+    // What the message reports (the task's end, its points) must be on disk before anyone hears of it: a crash
+    // after the send would otherwise run the task again after the restart and call back a second time.
+    await store.commit();
     const account = store.data.accounts[delivery.account_id];
     const atMs = clock.now();
     const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
