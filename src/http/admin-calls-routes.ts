@@ -14,10 +14,11 @@ export function adminCallsRoutes(deps: AppDeps): Router {
     const limit = Number(query['limit']);
     const skip = (Number(query['page']) - 1) * limit;
     const matches = [];
-    const all = Object.values(store.data.calls);
+    const calls = store.peek().calls;
     // Newest first, stopping as soon as the page and one more are found.
-    for (let i = all.length - 1; i >= 0 && matches.length <= skip + limit; i--) {
-      const call = all[i];
+    for (const id of deps.records.newestFirst()) {
+      if (matches.length > skip + limit) break;
+      const call = calls[id];
       if (!call) continue;
       if (query['account'] !== undefined && call.account_id !== query['account']) continue;
       if (query['key'] !== undefined && call.key !== query['key']) continue;

@@ -27,7 +27,7 @@ export function adminTasksRoutes(deps: AppDeps): Router {
 
   router.get('/tasks', (req, res) => {
     const query = contract.parameters('listAllTasks', 'query', req.query as Record<string, unknown>, 'admin');
-    const all = Object.values(store.data.tasks)
+    const all = Object.values(store.peek().tasks)
       .filter(
         (t) =>
           (query['account'] === undefined || t.account_id === query['account']) &&

@@ -16,7 +16,7 @@ export function adminWebhooksRoutes(deps: AppDeps): Router {
 
   router.get('/webhooks/deliveries', (req, res) => {
     const query = contract.parameters('listDeliveries', 'query', req.query as Record<string, unknown>, 'admin');
-    const data = Object.values(store.data.deliveries).filter(
+    const data = Object.values(store.peek().deliveries).filter(
       (d) =>
         (query['task_id'] === undefined || d.task_id === query['task_id']) &&
         (query['account'] === undefined || d.account_id === query['account']),

@@ -44,6 +44,8 @@ export interface AppDeps {
   concurrency: Concurrency;
   rateLimiter: RateLimiter;
   nonces: NonceCache;
+  /** Call record ids, newest first, without a scan of every record. */
+  records: { newestFirst(): Iterable<string> };
 }
 
 /** Persists every change made so far, with the clock's position, before a route answers. */

@@ -59,7 +59,8 @@ export function tasksRoutes(deps: AppDeps): Router {
 
   router.get('/tasks', (req, res) => {
     const query = contract.parameters('listTasks', 'query', req.query as Record<string, unknown>);
-    res.json(listTasks(store.data, accountOf(res).id, query as unknown as ListQuery));
+    // The plain tasks: listing reads every one and changes none.
+    res.json(listTasks(store.peek(), accountOf(res).id, query as unknown as ListQuery));
   });
 
   router.get('/tasks/:id', (req, res) => {

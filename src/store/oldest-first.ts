@@ -11,7 +11,13 @@ export type Verdict = 'drop' | 'keep' | 'stop';
  * drops (plus one) instead of scanning a million. `sweep` stops at the first entry judged `stop` (too young); an
  * entry judged `keep` (old, but still needed) goes to the back and is judged again by a later sweep.
  */
-export function oldestFirst(store: Store, section: Section): { sweep(judge: (id: string) => Verdict): number } {
+export interface ArrivalOrder {
+  sweep(judge: (id: string) => Verdict): number;
+  /** The ids still stored, newest first (a page of the newest costs the page, not the section). */
+  newestFirst(): Generator<string>;
+}
+
+export function oldestFirst(store: Store, section: Section): ArrivalOrder {
   let ids: string[] = [];
   let head = 0;
   const rebuild = (): void => {
@@ -21,6 +27,15 @@ export function oldestFirst(store: Store, section: Section): { sweep(judge: (id:
   rebuild();
   store.watch(section, (id) => ids.push(id), rebuild);
   return {
+    *newestFirst() {
+      const present = store.peek()[section] as Record<string, unknown>;
+      // Ids sent to the back by `keep` are older than their place says; only deliveries have them, and they are
+      // few (messages still retrying past the retention).
+      for (let i = ids.length - 1; i >= head; i -= 1) {
+        const id = ids[i] as string;
+        if (Object.hasOwn(present, id)) yield id;
+      }
+    },
     sweep(judge) {
       const entries = store.data[section] as Record<string, unknown>;
       const present = store.peek()[section] as Record<string, unknown>;

@@ -131,5 +131,6 @@ it('has on disk exactly what is in memory after every phase of a workload touchi
   const before = inMemory();
   await t.close();
   t = await startEmulator({ db, allowInsecureWebhooks: true, webhookTimeoutMs: 2000 });
-  expect(inMemory()).toEqual(before);
+  // The same data, but for the count of starts (which salts seeded ids).
+  expect(inMemory()).toEqual({ ...(before as object), starts: 2 });
 });
