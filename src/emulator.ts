@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +21,8 @@ import { createSender, createWebhooks, resolveWithDns } from './webhooks/index.t
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
+import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
+import type { ServerLimits } from './server/index.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
@@ -59,6 +60,10 @@ export interface EmulatorOptions {
   log?: (message: string) => void;
   /** Structured log lines: one per request, and errors. */
   logger?: Logger;
+  /** Header size, timeouts and connection cap of the listening server; see `ServerLimits` for the defaults. */
+  limits?: Partial<ServerLimits>;
+  /** Real ms `close()` lets requests in flight finish before cutting their connections; default 10000. */
+  shutdownGraceMs?: number;
 }
 
 export interface Emulator {
@@ -71,7 +76,11 @@ export interface Emulator {
   /** Starts listening; resolves with the base address (`http://127.0.0.1:4010`). */
   listen(port?: number, host?: string): Promise<string>;
   server: Server | null;
-  /** Stops listening, flushes the store and stops the clock. */
+  /**
+   * Stops listening (before it returns), lets requests in flight finish (text streams at once, unpaced) for up to
+   * the grace period, cuts what is left, stops the clock and flushes the store. Calling it again returns the same
+   * promise.
+   */
   close(): Promise<void>;
 }
 
@@ -79,6 +88,7 @@ export interface Emulator {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = await openStore(options.db ? { path: options.db } : {});
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
+  const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
   const clock = createClock({
     mode: options.clock ?? 'real',
     onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
@@ -87,6 +97,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     // Virtual time never runs backwards across a restart: tasks already stored keep their order.
     ...(store.data.clock_ms !== null ? { notBeforeMs: store.data.clock_ms } : {}),
   });
+  // Checked now, so that bad limits fail the start rather than the first listen.
+  const limits = resolveLimits(options.limits);
   const random = createRandom(options.seed);
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
   const contract = createContract();
@@ -139,8 +151,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   webhooks.resume();
   keepRecordsFor30Days(clock, store);
 
+  // The app's latency waits end at once when closing, so paced streams finish inside the grace period.
+  const pacing = hurriable(clock);
   const app = createApp({
-    clock,
+    clock: pacing.clock,
     store,
     random,
     contract,
@@ -159,7 +173,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     nonces: createNonceCache(),
   });
 
-  let closed = false;
+  let closeServer: ((graceMs: number) => Promise<number>) | null = null;
+  let closing: Promise<void> | null = null;
   const emulator: Emulator = {
     app,
     clock,
@@ -169,7 +184,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     adminToken,
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
-      const server = createServer(app);
+      const server = createLimitedServer(app, limits);
+      closeServer = followRequests(server);
       emulator.server = server;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -182,19 +198,23 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         });
       });
     },
-    async close() {
-      // Closing twice (a test's own close and its afterEach) writes nothing the second time.
-      if (closed) return;
-      closed = true;
-      const server = emulator.server;
-      if (server) {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-      }
-      await clock.stop();
-      await commit({ clock, store });
+    close() {
+      // Closing twice (a signal and a test's afterEach) shares one shutdown and writes once.
+      closing ??= (async () => {
+        pacing.hurry();
+        if (closeServer) {
+          const graceMs = options.shutdownGraceMs ?? 10_000;
+          const cut = await closeServer(graceMs);
+          if (cut > 0) warn(`closing: ${cut} request(s) still unfinished after the ${graceMs} ms grace period were cut`);
+          // A handler that saw its connection cut records that on its next turn; let it, before the last write.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await clock.stop();
+        await commit({ clock, store });
+        // Last: closing the store closes its journal, and no commit may follow.
+        await store.close();
+      })();
+      return closing;
     },
   };
   return emulator;

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { EmulatorOptions } from '../emulator.ts';
+import { resolveLimits } from '../server/index.ts';
+import type { ServerLimits } from '../server/index.ts';
 
 export interface StartOptions extends EmulatorOptions {
   host: string;
@@ -17,7 +19,8 @@ export class UsageError extends Error {}
 /** `--help` of a command: its text goes to stdout and the exit code is 0. */
 export class HelpRequested extends UsageError {}
 
-type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | { oneOf: readonly string[] };
+/** `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none). */
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | { oneOf: readonly string[] };
 
 interface Flag {
   name: string;
@@ -49,6 +52,12 @@ const FLAGS: Flag[] = [
   { name: 'file-retention-hours', kind: 'positive', value: 'N', help: 'how long uploaded and result files live', default: '168' },
   { name: 'webhook-timestamps', kind: { oneOf: ['real', 'virtual'] }, value: 'real|virtual', help: 'webhook-timestamp from the wall clock or the virtual clock', default: 'real' },
   { name: 'webhook-timeout-ms', kind: 'count', value: 'N', help: 'real time a callback receiver has to answer', default: '10000' },
+  { name: 'max-header-bytes', kind: 'count', value: 'N', help: 'request line and headers at most (431 over it)', default: '16384' },
+  { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after; 0 none)', default: '60000, at most the request timeout' },
+  { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
+  { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: '5000' },
+  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most (more are closed unanswered)', default: 'no cap' },
+  { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: '10000' },
   { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
   { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },
   { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: 'pretty' },
@@ -121,7 +130,29 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...optional('file-retention-hours', 'fileRetentionSeconds', (v: number) => v * 3600),
     ...optional('webhook-timestamps', 'webhookTimestamps'),
     ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
+    ...optional('shutdown-grace-ms', 'shutdownGraceMs'),
+    limits: limitsOf(get),
   };
+}
+
+/** The server limits given (the rest are the defaults); the headers are part of the request, so their timeouts must agree. */
+function limitsOf(get: (name: string) => unknown): Partial<ServerLimits> {
+  const limits: Partial<ServerLimits> = {};
+  const set = (name: string, key: keyof ServerLimits): void => {
+    const value = get(name);
+    if (value !== undefined) limits[key] = value as number;
+  };
+  set('max-header-bytes', 'maxHeaderBytes');
+  set('headers-timeout-ms', 'headersTimeoutMs');
+  set('request-timeout-ms', 'requestTimeoutMs');
+  set('keep-alive-timeout-ms', 'keepAliveTimeoutMs');
+  set('max-connections', 'maxConnections');
+  try {
+    resolveLimits(limits);
+  } catch (err) {
+    throw new UsageError(`--headers-timeout-ms and --request-timeout-ms: ${(err as Error).message}`);
+  }
+  return limits;
 }
 
 function check(flag: Flag, value: string | boolean): string | boolean | number {
@@ -142,6 +173,7 @@ function check(flag: Flag, value: string | boolean): string | boolean | number {
   if (kind === 'port' && !(Number.isInteger(n) && n >= 0 && n <= 65535)) throw new UsageError(`--${flag.name} must be 0-65535, got ${text}`);
   if (kind === 'positive' && !(n > 0)) throw new UsageError(`--${flag.name} must be a positive number, got ${text}`);
   if (kind === 'count' && !(Number.isInteger(n) && n > 0)) throw new UsageError(`--${flag.name} must be a positive whole number, got ${text}`);
+  if (kind === 'whole' && !(Number.isInteger(n) && n >= 0)) throw new UsageError(`--${flag.name} must be a whole number, 0 or more, got ${text}`);
   return n;
 }
 

@@ -1,15 +1,25 @@
+import { constants } from 'node:os';
 import { createEmulator } from '../emulator.ts';
+import type { Emulator } from '../emulator.ts';
 import { createLogger } from '../log/index.ts';
 import { VERSION } from '../version.ts';
 import type { StartOptions } from './start-options.ts';
 
-/** `svc-emulator start`: listens, prints where and with which demo key, and shuts down cleanly on a signal. */
+/**
+ * `svc-emulator start`: listens, prints where and with which demo key, and shuts down cleanly on SIGTERM or
+ * SIGINT (see `Emulator.close`): exit 0 once the store is flushed; a second signal exits at once with 128 + its
+ * number.
+ */
 export async function start(options: StartOptions): Promise<void> {
   // Log times come from the emulator's clock (its wall time), which exists once the emulator does.
   let wallNow = (): number => 0;
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
+  // From the start: a signal while the emulator is still being built would otherwise kill the process.
+  const closeOnSignal = onSignals(options.shutdownGraceMs ?? 10_000);
   const emulator = await createEmulator({ ...options, logger });
   wallNow = () => emulator.clock.wallNow();
+  // Before listening: whoever sees the address may signal at once.
+  if (closeOnSignal(emulator)) return;
   const url = await emulator.listen(options.port, options.host);
   const demo = Object.values(emulator.store.data.keys).filter((k) => k.account_id === 'acct_demo');
   const account = emulator.store.data.accounts['acct_demo'];
@@ -23,20 +33,43 @@ export async function start(options: StartOptions): Promise<void> {
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,
   ];
   console.log(lines.join('\n'));
+}
 
-  let closing = false;
-  const shutdown = (signal: string): void => {
-    if (closing) return;
-    closing = true;
-    console.log(`svc-emulator: ${signal}, closing`);
-    emulator.close().then(
-      () => process.exit(0),
+/**
+ * Handles SIGTERM and SIGINT from now on; the emulator to close is handed over once it exists (a signal that
+ * came before is acted on then; the call answers true, and the start goes no further).
+ */
+function onSignals(graceMs: number): (emulator: Emulator) => boolean {
+  let emulator: Emulator | null = null;
+  let signaled: NodeJS.Signals | null = null;
+  const close = (signal: NodeJS.Signals, running: Emulator): void => {
+    // close() stops listening before it returns its promise, so once this line is out, connections are refused.
+    running.close().then(
+      () => {
+        console.log('svc-emulator: closed, store flushed');
+        process.exit(0);
+      },
       (err: unknown) => {
         console.error(err);
         process.exit(1);
       },
     );
+    console.log(`svc-emulator: ${signal}, closing: no new connections; requests in flight have ${graceMs} ms (${signal} again exits now)`);
+  };
+  const shutdown = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (signaled) {
+      // A second signal: stop waiting. Nothing acknowledged is lost: every change is written before its answer.
+      console.log(`svc-emulator: ${signal} again, exiting now`);
+      process.exit(128 + constants.signals[signal]);
+    }
+    signaled = signal;
+    if (emulator) close(signal, emulator);
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  return (created) => {
+    emulator = created;
+    if (signaled) close(signaled, created);
+    return signaled !== null;
+  };
 }

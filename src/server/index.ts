@@ -1,0 +1,6 @@
+export { createLimitedServer, DEFAULT_SERVER_LIMITS, resolveLimits } from './limits.ts';
+export type { ServerLimits } from './limits.ts';
+export { followRequests } from './shutdown.ts';
+export type { CloseGracefully } from './shutdown.ts';
+export { hurriable } from './hurry.ts';
+export type { Hurriable } from './hurry.ts';

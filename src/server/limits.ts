@@ -1,0 +1,77 @@
+import { createServer } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+
+/**
+ * Limits of the HTTP server itself, enforced by node before a request reaches the app. The reference names none,
+ * so they are emulator-defined: generous enough never to cut a real client (a long stream, a slow 50 MB upload),
+ * tight enough that a stuck or hostile client cannot hold a connection for ever.
+ */
+export interface ServerLimits {
+  /** Request line plus headers, in bytes; over it node answers 431 without a body and closes the connection. */
+  maxHeaderBytes: number;
+  /** Real ms from a request's first byte to the end of its headers; after it, 408 and the connection closes. 0: none. */
+  headersTimeoutMs: number;
+  /**
+   * Real ms from a request's first byte to the end of its body; after it, 408. 0: none. Only receiving counts:
+   * an answer, a text stream included, takes as long as it takes.
+   */
+  requestTimeoutMs: number;
+  /** Real ms an idle kept-alive connection stays open (sent as `Keep-Alive: timeout=`). 0: until the client closes it. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; one over it is closed at once, without an answer. null: no cap. */
+  maxConnections: number | null;
+}
+
+/** Node's own header size and keep-alive; ten minutes to send a request (a 50 MB upload at 85 KB/s). */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 60_000,
+  requestTimeoutMs: 600_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: null,
+};
+
+/**
+ * Fills in the defaults. The headers are part of the request, so their default timeout is never longer than the
+ * request's; set both, they must agree.
+ */
+export function resolveLimits(given: Partial<ServerLimits> = {}): ServerLimits {
+  const requestTimeoutMs = given.requestTimeoutMs ?? DEFAULT_SERVER_LIMITS.requestTimeoutMs;
+  const headersTimeoutMs =
+    given.headersTimeoutMs ??
+    (requestTimeoutMs > 0 ? Math.min(DEFAULT_SERVER_LIMITS.headersTimeoutMs, requestTimeoutMs) : DEFAULT_SERVER_LIMITS.headersTimeoutMs);
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+    throw new RangeError(`the headers timeout (${headersTimeoutMs} ms) must not be longer than the request timeout (${requestTimeoutMs} ms)`);
+  }
+  return {
+    maxHeaderBytes: given.maxHeaderBytes ?? DEFAULT_SERVER_LIMITS.maxHeaderBytes,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: given.keepAliveTimeoutMs ?? DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs,
+    maxConnections: given.maxConnections ?? DEFAULT_SERVER_LIMITS.maxConnections,
+  };
+}
+
+/** A node HTTP server for `app` with these limits. */
+export function createLimitedServer(app: RequestListener, limits: ServerLimits): Server {
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node looks for overdue requests every 30 s by default, which would let a 1 s timeout run 31 s; looking
+      // twice per shortest timeout keeps every cut within 1.5 times its timeout.
+      connectionsCheckingInterval: checkingInterval(limits),
+    },
+    app,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  if (limits.maxConnections !== null) server.maxConnections = limits.maxConnections;
+  return server;
+}
+
+function checkingInterval(limits: ServerLimits): number {
+  const timeouts = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0);
+  if (timeouts.length === 0) return 30_000;
+  return Math.min(30_000, Math.max(25, Math.floor(Math.min(...timeouts) / 2)));
+}

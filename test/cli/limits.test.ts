@@ -1,0 +1,230 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseStartOptions, START_HELP } from '../../src/cli/start-options.ts';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, resolveLimits } from '../../src/server/index.ts';
+import { admin, DEMO_KEY, killAll, startCli, within } from '../support/cli.ts';
+import type { CliEmulator } from '../support/cli.ts';
+
+// The listening server's own limits (emulator-defined: the reference names none): header size, the time to send
+// headers and a whole request, idle keep-alive and a connection cap; each a flag, an environment variable and a
+// config key. Timeouts are made small by their flags so that nothing here waits long; one process serves the
+// tests of every limit but the connection cap, which has its own.
+
+let cli: CliEmulator;
+beforeAll(async () => {
+  cli = await startCli([
+    '--memory',
+    '--clock',
+    'manual',
+    '--max-header-bytes',
+    '4096',
+    '--headers-timeout-ms',
+    '300',
+    '--request-timeout-ms',
+    '500',
+    '--keep-alive-timeout-ms',
+    '1000',
+  ]);
+  const paced = { name: 'paced', outcome: 'succeeded', text: { first_token_ms: 0, chunk_interval_ms: 100, output_tokens: 15 } };
+  expect((await admin(cli, 'POST', '/_emulator/scenarios', { scenarios: [paced] })).status).toBe(201);
+}, 20_000);
+afterAll(() => killAll());
+
+
+/** A raw connection: what it received so far, and when the server closed it. */
+interface Raw {
+  socket: Socket;
+  received(): string;
+  closed: Promise<void>;
+  /** Resolves with the next whole answer (headers and a Content-Length body) on this connection. */
+  answer(): Promise<{ head: string; body: string }>;
+}
+
+async function raw(to: CliEmulator): Promise<Raw> {
+  const socket = connect(to.port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  let taken = 0;
+  const wakers = new Set<() => void>();
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+    for (const wake of [...wakers]) wake();
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const answer = (): Promise<{ head: string; body: string }> =>
+    new Promise((resolve, reject) => {
+      const look = (): void => {
+        const rest = text.slice(taken);
+        const end = rest.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = rest.slice(0, end);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (rest.length < end + 4 + length) return;
+        wakers.delete(look);
+        taken += end + 4 + length;
+        resolve({ head, body: rest.slice(end + 4, end + 4 + length) });
+      };
+      wakers.add(look);
+      look();
+      void closed.then(() => wakers.delete(look) && reject(new Error(`closed before an answer: ${JSON.stringify(text)}`)));
+    });
+  return { socket, received: () => text, closed, answer };
+}
+
+const HEALTH = 'GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n';
+
+/** Writes `parts` one by one, `gapMs` apart, until they run out or the connection closes. */
+function trickle(connection: Raw, parts: string[], gapMs: number): void {
+  const next = (): void => {
+    const part = parts.shift();
+    if (part === undefined || connection.socket.destroyed) return;
+    connection.socket.write(part);
+    setTimeout(next, gapMs);
+  };
+  next();
+}
+
+it('answers 431 without a body to headers over --max-header-bytes, and goes on serving', async () => {
+  const health = (padding: number): Promise<Response> =>
+    fetch(`${cli.base}/_emulator/health`, { headers: { 'X-Padding': 'a'.repeat(padding), Connection: 'close' } });
+  expect((await health(3_000)).status).toBe(200);
+  const refused = await health(6_000);
+  expect(refused.status).toBe(431);
+  expect(refused.headers.get('connection')).toBe('close');
+  expect(await refused.text()).toBe('');
+  expect((await health(0)).status).toBe(200);
+  expect(cli.child.exitCode).toBeNull();
+});
+
+it('cuts a client that sends its headers too slowly with 408 after --headers-timeout-ms', async () => {
+  const slow = await raw(cli);
+  const started = Date.now();
+  // One header line every 50 ms: never idle, yet the headers never end.
+  trickle(slow, ['GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
+  await within(10_000, slow.closed, 'the cut');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  expect(slow.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+  // Clients that send their headers at once are served as before.
+  const quick = await raw(cli);
+  quick.socket.write(HEALTH);
+  expect((await quick.answer()).head).toMatch(/^HTTP\/1\.1 200/);
+});
+
+it('cuts a body sent too slowly with 408 after --request-timeout-ms, but never a stream that outlasts it', async () => {
+  const started = Date.now();
+  const res = await fetch(`${cli.base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json', 'X-Emulator-Scenario': 'paced' },
+    body: JSON.stringify({ model: 'svc-text-lite', messages: [{ role: 'user', content: 'Hello' }], stream: true }),
+  });
+  expect(res.status).toBe(200);
+  const stream = await res.text();
+  expect(Date.now() - started).toBeGreaterThan(1_000);
+  expect(stream.endsWith('data: [DONE]\n\n')).toBe(true);
+  expect(stream).toContain('"finish_reason":"stop"');
+
+  const upload = await raw(cli);
+  const body = JSON.stringify({ model: 'video-gen-2.0-fast', input: { prompt: 'a cat surfing' } });
+  const head = `POST /v1/tasks HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  // A byte every 50 ms: the body would take over three seconds.
+  trickle(upload, [head, ...body], 50);
+  await within(10_000, upload.closed, 'the cut');
+  expect(upload.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+});
+
+it('closes an idle kept-alive connection after --keep-alive-timeout-ms, and announces it', async () => {
+  const connection = await raw(cli);
+  connection.socket.write(HEALTH);
+  const first = await connection.answer();
+  expect(first.head).toMatch(/^HTTP\/1\.1 200/);
+  expect(first.head).toMatch(/\r\nKeep-Alive: timeout=1$/im);
+  // Kept alive: a second request on the same connection is answered.
+  connection.socket.write(HEALTH);
+  expect((await connection.answer()).head).toMatch(/^HTTP\/1\.1 200/);
+  const idleSince = Date.now();
+  // Node's default, 5 s, would miss the deadline.
+  await within(4_000, connection.closed, 'closing the idle connection');
+  expect(Date.now() - idleSince).toBeGreaterThanOrEqual(900);
+});
+
+it('closes connections over --max-connections without an answer, and takes new ones once there is room', async () => {
+  const capped = await startCli(['--memory', '--max-connections', '2']);
+  const held = [await raw(capped), await raw(capped)];
+  // Answered, so both are surely counted.
+  for (const connection of held) {
+    connection.socket.write(HEALTH);
+    expect((await connection.answer()).head).toMatch(/^HTTP\/1\.1 200/);
+  }
+  const third = await raw(capped);
+  third.socket.write(HEALTH);
+  await within(10_000, third.closed, 'closing the connection over the cap');
+  expect(third.received()).toBe('');
+
+  held[0]?.socket.end();
+  await held[0]?.closed;
+  // The server counts the closed connection out on its own turn: ask until it has.
+  const served = async (): Promise<string> => {
+    for (;;) {
+      const next = await raw(capped);
+      next.socket.write(HEALTH);
+      const answer = await next.answer().catch(() => null);
+      next.socket.destroy();
+      if (answer) return answer.head;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  expect(await within(10_000, served(), 'a connection once there is room')).toMatch(/^HTTP\/1\.1 200/);
+});
+
+it('takes every limit and the grace period as a flag, an environment variable or a config key, flags first', async () => {
+  const flags = parseStartOptions(
+    ['--max-header-bytes', '8192', '--headers-timeout-ms', '1000', '--request-timeout-ms', '0', '--keep-alive-timeout-ms', '0', '--max-connections', '50', '--shutdown-grace-ms', '0'],
+    { SVC_EMULATOR_MAX_HEADER_BYTES: '4096' },
+  );
+  expect(flags.limits).toEqual({ maxHeaderBytes: 8192, headersTimeoutMs: 1000, requestTimeoutMs: 0, keepAliveTimeoutMs: 0, maxConnections: 50 });
+  expect(flags.shutdownGraceMs).toBe(0);
+  const env = parseStartOptions([], { SVC_EMULATOR_REQUEST_TIMEOUT_MS: '2000', SVC_EMULATOR_SHUTDOWN_GRACE_MS: '2500' });
+  expect(env.limits).toEqual({ requestTimeoutMs: 2000 });
+  expect(env.shutdownGraceMs).toBe(2500);
+  expect(parseStartOptions([], {}).limits).toEqual({});
+  const dir = await mkdtemp(join(tmpdir(), 'svc-limits-'));
+  try {
+    const file = join(dir, 'emulator.yaml');
+    await writeFile(file, 'keep-alive-timeout-ms: 1500\nmax-connections: 10\nshutdown-grace-ms: 3000\n');
+    const fromFile = parseStartOptions(['--config', file], { SVC_EMULATOR_MAX_CONNECTIONS: '20' });
+    expect(fromFile.limits).toEqual({ keepAliveTimeoutMs: 1500, maxConnections: 20 });
+    expect(fromFile.shutdownGraceMs).toBe(3000);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  for (const flag of ['--max-header-bytes', '--headers-timeout-ms', '--request-timeout-ms', '--keep-alive-timeout-ms', '--max-connections', '--shutdown-grace-ms']) {
+    expect(START_HELP).toContain(flag);
+  }
+});
+
+it.each([
+  [['--headers-timeout-ms=-1'], 'a whole number, 0 or more'],
+  [['--keep-alive-timeout-ms', '1.5'], 'a whole number, 0 or more'],
+  [['--max-connections', '0'], 'a positive whole number'],
+  [['--max-header-bytes', 'big'], 'a positive whole number'],
+  [['--headers-timeout-ms', '5000', '--request-timeout-ms', '1000'], 'must not be longer than the request timeout'],
+])('refuses %j', (args, message) => {
+  expect(() => parseStartOptions(args, {})).toThrow(message);
+});
+
+it('defaults to node’s header size and keep-alive, a minute for headers and ten minutes for a whole request', () => {
+  expect(resolveLimits()).toEqual(DEFAULT_SERVER_LIMITS);
+  expect(DEFAULT_SERVER_LIMITS).toEqual({ maxHeaderBytes: 16_384, headersTimeoutMs: 60_000, requestTimeoutMs: 600_000, keepAliveTimeoutMs: 5_000, maxConnections: null });
+  const server = createLimitedServer(() => undefined, resolveLimits());
+  expect(server).toMatchObject({ maxHeaderSize: 16_384, headersTimeout: 60_000, requestTimeout: 600_000, keepAliveTimeout: 5_000 });
+  expect(server.maxConnections).toBeFalsy();
+  // A shorter request timeout shortens the headers' default with it.
+  expect(resolveLimits({ requestTimeoutMs: 20_000 }).headersTimeoutMs).toBe(20_000);
+  expect(resolveLimits({ requestTimeoutMs: 0 }).headersTimeoutMs).toBe(60_000);
+});
