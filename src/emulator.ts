@@ -17,7 +17,8 @@ import type { Logger } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
-import { createSender, createWebhooks, resolveWithDns } from './webhooks/index.ts';
+import { refundInterruptedTextCalls } from './text/index.ts';
+import { createSender, createWebhooks, keepDeliveriesFor, resolveWithDns } from './webhooks/index.ts';
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
@@ -44,6 +45,12 @@ export interface EmulatorOptions {
   scenariosDir?: string;
   /** How long uploaded and result files live (`expires_at`); default 7 days. */
   fileRetentionSeconds?: number;
+  /** Seconds a finished callback message stays listed and resendable; default 30 days. */
+  deliveryRetentionSeconds?: number;
+  /** File store: wait for the disk (fdatasync) on every journal write. */
+  storeSync?: boolean;
+  /** File store: journal bytes that start a compaction, at least; default 64 MB (or the snapshot's size). */
+  compactAfterBytes?: number;
   /** The address result files are served under; default: the address `listen` binds. */
   publicUrl?: string;
   /** Real milliseconds a callback receiver has to answer; default 10000 (the reference's limit). */
@@ -86,7 +93,11 @@ export interface Emulator {
 
 /** Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const store = await openStore(options.db ? { path: options.db } : {});
+  const store = await openStore(
+    options.db
+      ? { path: options.db, sync: options.storeSync ?? false, ...(options.compactAfterBytes !== undefined ? { compactAfterBytes: options.compactAfterBytes } : {}) }
+      : {},
+  );
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
   const clock = createClock({
@@ -99,7 +110,15 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   });
   // Checked now, so that bad limits fail the start rather than the first listen.
   const limits = resolveLimits(options.limits);
-  const random = createRandom(options.seed);
+  // The clock's position goes with every write, so a restart never resumes before a time already stored (a
+  // transition the clock ran is written by its job; the advance that ran it may never get to its own commit).
+  store.onWrite((data) => {
+    data.clock_ms = Math.max(data.clock_ms ?? 0, clock.now());
+  });
+  // A seed gives the same ids on every fresh store; on a store that already holds some, each start draws from
+  // its own sequence, or it would hand out the ids the last run used.
+  store.data.starts = (store.data.starts ?? 0) + 1;
+  const random = createRandom(options.seed === undefined || store.data.starts === 1 ? options.seed : `${options.seed}#${store.data.starts}`);
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
   const contract = createContract();
   const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), () => store.data.scenarios);
@@ -139,6 +158,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   });
   const concurrency = createConcurrency();
   concurrency.rebuild(store.data);
+  const interrupted = refundInterruptedTextCalls(store, clock.now());
+  if (interrupted.length > 0) {
+    warn(`refunded ${interrupted.length} text call(s) the last run stopped in the middle of: ${interrupted.slice(0, 5).join(', ')}`);
+    await store.commit();
+  }
   // Finished work stops counting toward concurrency; the key's quota keeps only what was charged.
   engine.onTerminal((stored, atMs) => {
     const key = stored.key ? store.data.keys[stored.key] : null;
@@ -149,7 +173,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   engine.resume();
   files.resume();
   webhooks.resume();
-  keepRecordsFor30Days(clock, store);
+  const records = keepRecordsFor30Days(clock, store);
+  keepDeliveriesFor(clock, store, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
 
   // The app's latency waits end at once when closing, so paced streams finish inside the grace period.
   const pacing = hurriable(clock);
@@ -171,6 +196,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     concurrency,
     rateLimiter: createRateLimiter(),
     nonces: createNonceCache(),
+    records,
   });
 
   let closeServer: ((graceMs: number) => Promise<number>) | null = null;

@@ -166,7 +166,13 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
 
   let scheduled: Promise<void> | null = null;
   const commit = (): Promise<void> => {
-    if (closed) return Promise.reject(new Error('the store is closed'));
+    if (closed) {
+      // Rejected for whoever awaits it; a fire-and-forget commit (`void store.commit()`) after a shutdown must not
+      // become an unhandled rejection that takes the process down.
+      const refused = Promise.reject(new Error('the store is closed'));
+      refused.catch(() => undefined);
+      return refused;
+    }
     // Coalesce: every change made before the scheduled write starts is carried by that one write.
     scheduled ??= enqueue(() => {
       scheduled = null;
