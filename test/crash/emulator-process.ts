@@ -1,0 +1,80 @@
+import { expect } from 'vitest';
+import { ADMIN, startCli } from '../support/cli.ts';
+import type { CliEmulator } from '../support/cli.ts';
+
+// The real `svc-emulator start` on a file store, as a process that is killed with SIGKILL and started again on the
+// same files, and a small HTTP client for it whose failures (the process died under it) are told apart from
+// answers.
+
+export { ADMIN, DEMO_KEY, killAll } from '../support/cli.ts';
+export type { CliEmulator } from '../support/cli.ts';
+
+const started: CliEmulator[] = [];
+
+/** Starts the CLI on `db`: manual clock, plain-HTTP callbacks to the test's receiver, quiet logs. */
+export async function startOn(db: string, extra: string[] = []): Promise<CliEmulator> {
+  const cli = await startCli(['--db', db, '--clock', 'manual', '--allow-insecure-webhooks', '--webhook-timeout-ms', '5000', ...extra]);
+  started.push(cli);
+  return cli;
+}
+
+/** What every process started so far printed (warnings and errors: the log level is warn), oldest first. */
+export const printed = (): string[] => started.map((cli) => cli.output());
+
+/** kill -9, and wait until the process is gone. */
+export async function kill9(cli: CliEmulator): Promise<void> {
+  cli.child.kill('SIGKILL');
+  expect(await cli.exited).toBe(137);
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or the raw text of any other answer (an event stream). */
+  body: unknown;
+}
+
+export interface Client {
+  /** Rejects when no whole answer came (the process was killed): only a resolved answer was acknowledged. */
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(path: string): Promise<Reply>;
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+}
+
+export function clientOf(base: string, token: string): Client {
+  const send: Client['send'] = async (method, path, body, headers = {}) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    // The whole body, or a rejection: an answer cut by the kill is not an answer.
+    const text = await res.text();
+    const json = (res.headers.get('content-type') ?? '').includes('application/json');
+    return { status: res.status, headers: res.headers, body: json ? (JSON.parse(text) as unknown) : text };
+  };
+  return { send, get: (path) => send('GET', path), post: (path, body, headers) => send('POST', path, body, headers) };
+}
+
+export const adminOf = (cli: CliEmulator): Client => clientOf(cli.base, ADMIN);
+
+/** The body of an answer with the `expected` status, or a failure naming what came instead. */
+export function expectStatus<T>(reply: Reply, expected: number, what: string): T {
+  expect(reply.status, `${what}: ${JSON.stringify(reply.body)}`).toBe(expected);
+  return reply.body as T;
+}
+
+/** Polls `probe` every 20 ms until it returns true, for at most `timeoutMs`; returns whether it did. */
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return true;
+    if (performance.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
