@@ -13,7 +13,8 @@ import type { StoreData } from './schema.ts';
  *   one `[section, key, value]` line per stored entry.
  * - `db.json.N.journal` (N ≥ G): one line per commit, the array of that commit's operations: `[section, key,
  *   value]` puts an entry, `[section, key]` deletes it. A line is written by one append, so it is applied whole
- *   or (torn by a crash mid-write: no newline, or not JSON) not at all.
+ *   or (torn by a crash mid-write: no newline, or not JSON) not at all. A reset is one operation too,
+ *   `["!reset", "", data]`, so it takes effect in order with the commits around it.
  *
  * Loading replays the snapshot, then every journal from G on, in order. Journals below G are leftovers of a
  * compaction that stopped between writing the snapshot and deleting them, and are ignored.
@@ -21,6 +22,9 @@ import type { StoreData } from './schema.ts';
 
 export const FORMAT = 'svc-emulator-store';
 export const FORMAT_VERSION = 1;
+
+/** The section of a journal line that replaces all the data (a reset): `["!reset", "", data]`. */
+export const RESET = '!reset';
 
 /** One change: put (three elements) or delete (two). */
 export type Operation = [section: string, key: string, value: unknown] | [section: string, key: string];
@@ -102,6 +106,12 @@ const lists = new Set<string>(LIST_SECTIONS);
 /** Applies one operation; keys are defined as own properties, so an id such as `__proto__` stays an id. */
 export function apply(data: StoreData, operation: Operation): void {
   const [section, key] = operation;
+  if (section === RESET) {
+    // Everything before it is replaced, in journal order: later lines apply to the new data.
+    for (const name of Object.keys(data)) delete (data as unknown as Record<string, unknown>)[name];
+    Object.assign(data, emptyData(), operation[2]);
+    return;
+  }
   const put = operation.length === 3;
   const target = (section === TOP ? data : (data as unknown as Record<string, unknown>)[section]) as Record<string, unknown> | unknown[] | undefined;
   if (section !== TOP && !keyed.has(section) && !lists.has(section)) return;

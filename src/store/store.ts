@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { KEYED_SECTIONS} from './changes.ts';
 import { createChangeLog, TOP, trackChanges } from './changes.ts';
-import { dropJournalsBefore, journalPath, loadStoreFile, writeAll, writeSnapshot } from './log-file.ts';
+import { dropJournalsBefore, journalPath, loadStoreFile, RESET, writeAll, writeSnapshot } from './log-file.ts';
 import type { Operation } from './log-file.ts';
 import { emptyData, SCHEMA_VERSION } from './schema.ts';
 import type { StoreData, StoredTask } from './schema.ts';
@@ -224,6 +224,13 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
       tracker.reset(next);
       changes.take();
       watchers.replaced();
+      // One journal line replaces everything, in order with the commits before and after it: a crash leaves the
+      // old data or the new, never the old with changes made to the new replayed onto it.
+      await enqueue(async () => {
+        journalBytes += await writeAll(journal, `${JSON.stringify([[RESET, '', tracker.raw()]])}\n`);
+        if (options.sync) await journal.datasync();
+      });
+      // The old data's files are dead weight now: a fresh snapshot lets them go.
       await compact();
     },
     watch: watchers.watch,
