@@ -14,7 +14,14 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
 let emulator: ChildProcess | undefined;
 afterAll(async () => {
-  emulator?.kill('SIGKILL');
+  // npx runs the command under a shell: the whole process group goes, or the emulator outlives the test.
+  if (emulator?.pid !== undefined) {
+    try {
+      process.kill(-emulator.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -38,7 +45,7 @@ it('installs from npm pack into an empty folder and runs start and conformance w
   expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'openapi', 'fixtures', 'scenarios']));
   expect(shipped).not.toContain('src');
 
-  emulator = spawn('npx', ['svc-emulator', 'start', '--memory', '--port', '0', '--clock', 'manual', '--admin-token', 'adm', '--allow-insecure-webhooks'], { cwd: app });
+  emulator = spawn('npx', ['svc-emulator', 'start', '--memory', '--port', '0', '--clock', 'manual', '--admin-token', 'adm', '--allow-insecure-webhooks'], { cwd: app, detached: true });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     emulator?.stdout?.on('data', (chunk: Buffer) => {
