@@ -78,11 +78,13 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.get('/accounts/:id/ledger', (req, res) => {
     const account = findAccount(store.data, req.params.id);
-    res.json({ object: 'list', data: store.data.ledger.filter((e) => e.account_id === account.id) });
+    res.json({ object: 'list', data: store.peek().ledger.filter((e) => e.account_id === account.id) });
   });
 
   router.post('/reset', async (_req, res) => {
     const fresh = emptyData();
+    // The start counter survives a reset: it keeps a seeded run from handing out, after a restart, ids it used.
+    if (store.data.starts !== undefined) fresh.starts = store.data.starts;
     seedStore(fresh, deps.random, clock.now());
     await store.replace(fresh);
     deps.blobs.clear();

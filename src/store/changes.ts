@@ -56,6 +56,12 @@ const RAW = Symbol('raw');
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 const rawOf = (value: object): object | undefined => (value as { [RAW]?: object })[RAW];
 
+/**
+ * The plain data a `store.data` stands for right now: it changes when the store is replaced (a reset), so work
+ * that spans awaits can tell whether the data it started on is still the store's.
+ */
+export const dataIdentity = (data: StoreData): object => rawOf(data as unknown as object) ?? data;
+
 /** Assignment that keeps `__proto__` an ordinary key (an id or a metadata key) instead of swapping the prototype. */
 function assign(target: object, prop: string | symbol, value: unknown): boolean {
   if (prop !== '__proto__') return Reflect.set(target, prop, value, target);

@@ -4,3 +4,4 @@ export { loadStoreFile, StoreFileError } from './log-file.ts';
 export { emptyData, SCHEMA_VERSION } from './schema.ts';
 export type { StoreData, StoredAccount, StoredKey, StoredTask, StoredFile, StoredDelivery, DeliveryAttempt, DeliveryType, IdempotencyRecord } from './schema.ts';
 export { entry } from './lookup.ts';
+export { dataIdentity } from './changes.ts';

@@ -56,7 +56,8 @@ export function oldestFirst(store: Store, section: Section): ArrivalOrder {
           dropped += 1;
         }
       }
-      ids.push(...kept);
+      // One at a time: spreading a long array into push overflows the call stack.
+      for (const id of kept) ids.push(id);
       // Forget the swept part now and then, so the queue is as long as the section, not its history.
       if (head > 1024 && head * 2 > ids.length) {
         ids = ids.slice(head);

@@ -130,6 +130,8 @@ export interface StoreData {
   clock_ms: number | null;
   /** How many times an emulator has started on this store (a seeded id sequence differs per start). */
   starts?: number;
+  /** Ledger entries checked for text calls a stopped process left frozen (the next start checks the rest). */
+  ledger_checked?: number;
 }
 
 export const emptyData = (): StoreData => ({

@@ -127,6 +127,8 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
   // Each start writes a journal of its own, so a torn last line of the previous one is never appended to.
   let generation = Math.max(loaded.generation, ...loaded.journals.map((j) => j.generation)) + 1;
   let journal: FileHandle = await open(journalPath(path, generation), 'a');
+  // Bytes in the current journal file (each start and each compaction begins a new, empty one).
+  let journalOffset = 0;
   let journalBytes = loaded.journals.reduce((sum, j) => sum + j.bytes, 0);
   let snapshotBytes = loaded.snapshotBytes;
   let compactions = 0;
@@ -149,6 +151,7 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     if (changes.size === 0) return;
     for (const stamp of stamps) stamp(tracker.data);
     const changed = changes.take();
+    const offset = journalOffset;
     const raw = tracker.raw() as unknown as Record<string, unknown>;
     const operations: Operation[] = [];
     for (const [section, keys] of changed) {
@@ -159,8 +162,18 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
         operations.push(present ? [section, key, Array.isArray(container) ? container[index] : container[key]] : [section, key]);
       }
     }
-    journalBytes += await writeAll(journal, `${JSON.stringify(operations)}\n`);
-    if (options.sync) await journal.datasync();
+    try {
+      const written = await writeAll(journal, `${JSON.stringify(operations)}\n`);
+      journalOffset += written;
+      journalBytes += written;
+      if (options.sync) await journal.datasync();
+    } catch (err) {
+      // A failed write (disk full) must neither leave half a line for the next one to be glued onto, nor let a
+      // later commit resolve without these entries: cut the journal back and mark them changed again.
+      await journal.truncate(offset).catch(() => undefined);
+      for (const [section, keys] of changed) for (const key of keys) changes.mark(section, key);
+      throw err;
+    }
     if (journalBytes > Math.max(compactAfter, snapshotBytes) && !compacting && !closing) void compact().catch(() => undefined);
   };
 
@@ -190,6 +203,7 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
           await journal.close();
           generation += 1;
           journal = await open(journalPath(path, generation), 'a');
+          journalOffset = 0;
           const before = journalBytes;
           journalBytes = 0;
           return { generation, before };
@@ -217,7 +231,8 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     path,
     commit,
     async replace(next) {
-      await compacting;
+      // A background compaction that failed is not this call's failure (the journal still holds everything).
+      await compacting?.catch(() => undefined);
       // Changes already made (and maybe answered once their commit resolves) go to disk before the reset: if the
       // process dies before the reset's snapshot is in place, the old files must still hold them.
       await commit();
@@ -227,7 +242,9 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
       // One journal line replaces everything, in order with the commits before and after it: a crash leaves the
       // old data or the new, never the old with changes made to the new replayed onto it.
       await enqueue(async () => {
-        journalBytes += await writeAll(journal, `${JSON.stringify([[RESET, '', tracker.raw()]])}\n`);
+        const written = await writeAll(journal, `${JSON.stringify([[RESET, '', tracker.raw()]])}\n`);
+        journalOffset += written;
+        journalBytes += written;
         if (options.sync) await journal.datasync();
       });
       // The old data's files are dead weight now: a fresh snapshot lets them go.
@@ -235,13 +252,15 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     },
     watch: watchers.watch,
     compact: async () => {
-      await compacting;
+      // A background compaction that failed is not this call's failure (the journal still holds everything).
+      await compacting?.catch(() => undefined);
       return compact();
     },
     async close() {
       if (closing) return;
       closing = true;
-      await compacting;
+      // A background compaction that failed is not this call's failure (the journal still holds everything).
+      await compacting?.catch(() => undefined);
       await commit();
       closed = true;
       await enqueue(() => journal.close());

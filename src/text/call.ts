@@ -10,6 +10,7 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { selectScenario } from '../scenarios/index.ts';
 import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
+import { dataIdentity } from '../store/index.ts';
 import type { StoreData, StoredAccount } from '../store/index.ts';
 import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
 import { generate } from './generate.ts';
@@ -78,8 +79,15 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   admitted.started();
 
   let settled: { frozen: Points; charged: Points; refunded: Points } | null = null;
+  const startedOn = dataIdentity(ctx.data);
   const finish = (charged: Points): { frozen: Points; charged: Points; refunded: Points } => {
     if (settled) return settled;
+    // A reset while the call ran took its account and its freeze away: there is nothing left to settle, and the
+    // fresh data (a new account under the same id, its own concurrency counts) must not be charged for it.
+    if (dataIdentity(ctx.data) !== startedOn) {
+      settled = { frozen, charged: ZERO, refunded: ZERO };
+      return settled;
+    }
     const refunded = sub(frozen, charged);
     const at = ctx.clock.now();
     if (charged !== ZERO) move(ctx.data, account.id, { kind: 'charge', points: charged, callId, atMs: at });

@@ -12,8 +12,13 @@ import type { Store } from '../store/index.ts';
  */
 export function refundInterruptedTextCalls(store: Store, nowMs: number): string[] {
   const open = new Map<string, { accountId: string; left: Points }>();
-  // The plain ledger: a read of every entry, not a change.
-  for (const entry of store.peek().ledger) {
+  // Only the ledger written since the last start: calls of earlier runs were settled or refunded by then, and
+  // no call spans a start. The plain ledger: a read, not a change.
+  const ledger = store.peek().ledger;
+  const from = Math.min(store.peek().ledger_checked ?? 0, ledger.length);
+  for (let i = from; i < ledger.length; i += 1) {
+    const entry = ledger[i];
+    if (!entry) continue;
     if (!entry.call_id) continue;
     const call = open.get(entry.call_id) ?? { accountId: entry.account_id, left: ZERO };
     call.left = entry.kind === 'freeze' ? add(call.left, entry.points) : sub(call.left, entry.points);
@@ -25,5 +30,6 @@ export function refundInterruptedTextCalls(store: Store, nowMs: number): string[
     move(store.data, call.accountId, { kind: 'refund', points: call.left, callId, atMs: nowMs });
     refunded.push(callId);
   }
+  store.data.ledger_checked = store.peek().ledger.length;
   return refunded;
 }

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -169,4 +169,27 @@ it('replace (reset) leaves exactly the new data on disk', async () => {
   await store.commit();
   await store.replace({ ...emptyData(), accounts: { fresh: account('fresh') } });
   expect(Object.keys((await loadStoreFile(db)).data.accounts)).toEqual(['fresh']);
+});
+
+it('keeps the entries of a failed write (disk full) for the next write, and leaves no half line behind', async () => {
+  const store = await openAt();
+  store.data.accounts['before'] = account('before');
+  await store.commit();
+  // The next journal generation is a full disk: every write to it fails with ENOSPC.
+  const generation = store.stats().generation + 1;
+  await symlink('/dev/full', join(dir, `db.json.${generation}.journal`));
+  await store.compact();
+  store.data.accounts['lost'] = account('lost');
+  await expect(store.commit()).rejects.toThrow(/ENOSPC|no space/i);
+
+  // A new generation on a good file: its first write carries the entry the failed write had.
+  store.data.accounts['after'] = account('after');
+  await store.compact();
+  const next = (await readdir(dir)).find((n) => n === `db.json.${generation + 1}.journal`) ?? '';
+  const written = (await readFile(join(dir, next), 'utf8'))
+    .trim()
+    .split('\n')
+    .flatMap((line) => (JSON.parse(line) as string[][]).map((o) => `${o[0]}/${o[1]}`));
+  expect(written).toEqual(expect.arrayContaining(['accounts/lost', 'accounts/after']));
+  expect(Object.keys((await loadStoreFile(db)).data.accounts).sort()).toEqual(['after', 'before', 'lost']);
 });
