@@ -4,21 +4,16 @@
  * than queueing; plus start-up (loading) time, memory, journal bytes per submit, and what one whole-file write
  * of the same data through lowdb's own JSON file adapter costs (the reason the store journals instead).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import { loadStoreFile } from '../src/store/index.ts';
+import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
 import type { StoreData } from '../src/store/index.ts';
 
-const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
-const GROW = fileURLToPath(new URL('./grow-store.ts', import.meta.url));
-const ADMIN = 'bench-admin';
 const RATE = Number(process.env['BENCH_GROWTH_RATE'] ?? 400);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3) + 2;
 
@@ -43,29 +38,6 @@ export interface GrowthFigures {
   lowdbWriteMs: number;
 }
 
-async function startEmulator(db: string): Promise<{ child: ChildProcess; base: string; startupMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, '--log-level', 'silent', '--db', db], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited ${code}: ${out}`)));
-  });
-  return { child, base, startupMs: performance.now() - started };
-}
-
-async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
-
 const rssMb = async (pid: number): Promise<number> => {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -88,12 +60,9 @@ async function measure(options: autocannon.Options): Promise<{ p50: number; p99:
 }
 
 async function row(label: string, dir: string, counts: { tasks: number; records: number }): Promise<GrowthRow> {
-  const server = await startEmulator(join(dir, 'db.json'));
+  const server = await startServer(emulatorCommand(['--db', join(dir, 'db.json')]));
   try {
-    const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
-    const account = await json(`${server.base}/_emulator/accounts`, { method: 'POST', headers: admin, body: JSON.stringify({ points: '999999999999.000' }) });
-    const key = await json(`${server.base}/_emulator/accounts/${String(account['id'])}/keys`, { method: 'POST', headers: admin, body: '{}' });
-    const headers = { Authorization: `Bearer ${String(key['key'])}`, 'Content-Type': 'application/json' };
+    const headers = { Authorization: `Bearer ${await benchKey(server.base)}`, 'Content-Type': 'application/json' };
     const body = JSON.stringify({ model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true } });
     const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body });
     const get = await measure({ url: `${server.base}/v1/tasks/${String(task['id'])}`, headers });
@@ -122,11 +91,7 @@ export async function growth(tasks = 100_000, records = 1_000_000): Promise<Grow
     const empty = await row('empty store', emptyDir, { tasks: 0, records: 0 });
 
     const built = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', GROW, join(grownDir, 'db.json'), String(tasks), String(records)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    if (code !== 0) throw new Error(`bench/grow-store.ts exited ${code}: ${out}`);
+    await script('grow-store.ts', { args: [join(grownDir, 'db.json'), String(tasks), String(records)] });
     const buildMs = performance.now() - built;
     const snapshotMb = (await stat(join(grownDir, 'db.json'))).size / 1048576;
 

@@ -4,72 +4,25 @@
  * one run. Every server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { growth, printGrowth } from './growth.ts';
+import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
 import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
-const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = 16;
-const ADMIN = 'bench-admin';
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-  /** Wall milliseconds from spawn to the first 200. */
-  startupMs: number;
-}
-
-async function startServer(command: string[], healthPath: string): Promise<Server> {
-  const started = performance.now();
-  const child = spawn(process.execPath, command, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}: ${out}`)));
-  });
-  for (;;) {
-    const res = await fetch(`${base}${healthPath}`).catch(() => null);
-    if (res?.status === 200) break;
-  }
-  return { child, base, startupMs: performance.now() - started };
-}
 
 async function load(name: string, options: autocannon.Options): Promise<{ name: string; rps: number; p99: number }> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   const errors = result.errors + result.non2xx;
   if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
   return { name, rps: result.requests.average, p99: result.latency.p99 };
-}
-
-async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
-
-/** A rich account and its key, so submitting for seconds never runs out of points. */
-async function benchKey(base: string): Promise<string> {
-  const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
-  const account = await json(`${base}/_emulator/accounts`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({ points: '999999999999.000' }),
-  });
-  const key = await json(`${base}/_emulator/accounts/${String(account['id'])}/keys`, { method: 'POST', headers: admin, body: '{}' });
-  return String(key['key']);
 }
 
 const SUBMIT = JSON.stringify({
@@ -84,10 +37,7 @@ async function benchEmulator(
   storeArgs: string[],
   withText = false,
 ): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[]; streams?: StreamFigures }> {
-  const server = await startServer(
-    [BIN, 'start', '--port', '0', '--clock', 'manual', '--admin-token', ADMIN, '--log-level', 'silent', ...storeArgs],
-    '/_emulator/health',
-  );
+  const server = await startServer(emulatorCommand(storeArgs), '/_emulator/health');
   try {
     const key = await benchKey(server.base);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -102,17 +52,6 @@ async function benchEmulator(
   } finally {
     server.child.kill('SIGKILL');
   }
-}
-
-/** Runs a bench script in a process of its own, so its memory is the emulator's; it prints one JSON line. */
-async function script<T>(name: string, nodeFlags: string[] = []): Promise<T> {
-  const path = fileURLToPath(new URL(`./${name}`, import.meta.url));
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`bench/${name} exited ${code}: ${out}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
 }
 
 interface LifecycleFigures {
@@ -182,7 +121,7 @@ async function main(): Promise<void> {
   console.log('');
   printGrowth(await growth(), line);
 
-  const soak = await script<SoakFigures>('soak.ts', ['--expose-gc']);
+  const soak = await script<SoakFigures>('soak.ts', { nodeFlags: ['--expose-gc'] });
   console.log('');
   console.log(
     `soak: file store, each virtual minute ${soak.perMinute} submits + ${soak.perMinute} text calls + ${soak.perMinute} reads, callbacks to a local receiver; ` +

@@ -10,7 +10,6 @@ import { createContract } from './contract/index.ts';
 import type { Contract } from './contract/index.ts';
 import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
-import { commit } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
@@ -113,7 +112,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   // The clock's position goes with every write, so a restart never resumes before a time already stored (a
   // transition the clock ran is written by its job; the advance that ran it may never get to its own commit).
   store.onWrite((data) => {
-    data.clock_ms = Math.max(data.clock_ms ?? 0, clock.now());
+    const now = Math.max(data.clock_ms ?? 0, clock.now());
+    if (data.clock_ms !== now) data.clock_ms = now;
   });
   // A seed gives the same ids on every fresh store; on a store that already holds some, each start draws from
   // its own sequence, or it would hand out the ids the last run used.
@@ -145,7 +145,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   if (isEmpty(store.data)) {
     seedStore(store.data, random, clock.now());
-    await commit({ clock, store });
+    await store.commit();
   }
 
   const webhooks = createWebhooks({
@@ -236,7 +236,6 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
           await new Promise((resolve) => setImmediate(resolve));
         }
         await clock.stop();
-        await commit({ clock, store });
         // Last: closing the store closes its journal, and no commit may follow.
         await store.close();
       })();

@@ -5,7 +5,6 @@ import { ApiError } from '../errors/index.ts';
 import { applySettings, keyView } from '../keys/index.ts';
 import type { SettingsPatch } from '../keys/index.ts';
 import { accountView } from './admin-routes.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 import { entry } from '../store/index.ts';
@@ -25,7 +24,7 @@ export function adminKeysRoutes(deps: AppDeps): Router {
     const patch = contract.body<SettingsPatch>('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
     const key = createKey(store.data, deps.random, clock.now(), account.id);
     const secret = applySettings(key, patch, deps.random);
-    await commit(deps);
+    await deps.store.commit();
     res.status(201).json(keyView(key, clock.now(), secret));
   });
 
@@ -37,7 +36,7 @@ export function adminKeysRoutes(deps: AppDeps): Router {
     const key = keyOf(req.params.key);
     const patch = contract.body<SettingsPatch>('admin', 'KeySettings', requireObjectBody(req));
     const secret = applySettings(key, patch, deps.random);
-    await commit(deps);
+    await deps.store.commit();
     res.json(keyView(key, clock.now(), secret));
   });
 
@@ -45,7 +44,7 @@ export function adminKeysRoutes(deps: AppDeps): Router {
     const account = findAccount(store.data, req.params.id);
     const patch = contract.body<{ concurrency?: number | null }>('admin', 'AccountSettings', requireObjectBody(req));
     if (patch.concurrency !== undefined) account.concurrency = patch.concurrency;
-    await commit(deps);
+    await deps.store.commit();
     res.json(accountView(account));
   });
 

@@ -9,7 +9,6 @@ import { ApiError } from '../errors/index.ts';
 import { emptyData } from '../store/index.ts';
 import type { StoredAccount } from '../store/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -34,7 +33,7 @@ export function adminRoutes(deps: AppDeps): Router {
   router.post('/clock/advance', async (req, res) => {
     const body = contract.body<{ seconds: number }>('admin', 'AdvanceClockRequest', requireObjectBody(req));
     const now = await clock.advance(body.seconds * 1000);
-    await commit(deps);
+    await deps.store.commit();
     res.json({ now: formatTime(now), mode: clock.mode });
   });
 
@@ -46,7 +45,7 @@ export function adminRoutes(deps: AppDeps): Router {
       ]);
     }
     clock.setSpeed(body.speed);
-    await commit(deps);
+    await deps.store.commit();
     res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
   });
 
@@ -64,7 +63,7 @@ export function adminRoutes(deps: AppDeps): Router {
       points: toPoints(body.points ?? '100000.000'),
       webhook_url: body.webhook_url ?? null,
     });
-    await commit(deps);
+    await deps.store.commit();
     res.status(201).json(accountView(account));
   });
 
@@ -83,8 +82,6 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.post('/reset', async (_req, res) => {
     const fresh = emptyData();
-    // The start counter survives a reset: it keeps a seeded run from handing out, after a restart, ids it used.
-    if (store.data.starts !== undefined) fresh.starts = store.data.starts;
     seedStore(fresh, deps.random, clock.now());
     await store.replace(fresh);
     deps.blobs.clear();

@@ -4,7 +4,6 @@ import type { Request } from 'express';
 import { ApiError } from '../errors/index.ts';
 import { checkScenarios } from '../scenarios/index.ts';
 import type { TaskFailureCode, TaskOutput } from '../tasks/index.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 import { entry } from '../store/index.ts';
@@ -41,14 +40,14 @@ export function adminTasksRoutes(deps: AppDeps): Router {
 
   router.post('/tasks/:id/advance', async (req, res) => {
     const task = engine.step(taskOf(req.params.id));
-    await commit(deps);
+    await deps.store.commit();
     res.json(task);
   });
 
   router.post('/tasks/:id/complete', async (req, res) => {
     const body = contract.body<{ output?: Partial<TaskOutput> }>('admin', 'CompleteTaskRequest', optionalBody(req));
     const task = engine.complete(taskOf(req.params.id), body.output);
-    await commit(deps);
+    await deps.store.commit();
     res.json(task);
   });
 
@@ -59,14 +58,14 @@ export function adminTasksRoutes(deps: AppDeps): Router {
       requireObjectBody(req),
     );
     const task = engine.fail(taskOf(req.params.id), body.code, body.message);
-    await commit(deps);
+    await deps.store.commit();
     res.json(task);
   });
 
   // The same cancel as POST /v1/tasks/{id}/cancel, for any account's task (the dashboard has no API key).
   router.post('/tasks/:id/cancel', async (req, res) => {
     const task = engine.cancel(taskOf(req.params.id));
-    await commit(deps);
+    await deps.store.commit();
     res.json(task);
   });
 
@@ -77,7 +76,7 @@ export function adminTasksRoutes(deps: AppDeps): Router {
   router.post('/scenarios', async (req, res) => {
     const scenarios = checkScenarios(contract, requireObjectBody(req));
     deps.scenarios.load(scenarios);
-    await commit(deps);
+    await deps.store.commit();
     res.status(201).json({ object: 'list', data: scenarios });
   });
 

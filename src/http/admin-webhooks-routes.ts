@@ -5,7 +5,6 @@ import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountView } from './admin-routes.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -36,7 +35,7 @@ export function adminWebhooksRoutes(deps: AppDeps): Router {
       if (problem) throw new ApiError('invalid_params', `url ${problem}`, [{ field: 'url', message: problem }]);
     }
     account.webhook_url = body.url;
-    await commit(deps);
+    await deps.store.commit();
     res.json(accountView(account));
   });
 
@@ -48,7 +47,7 @@ export function adminWebhooksRoutes(deps: AppDeps): Router {
   router.post('/accounts/:id/webhook/rotate', async (req, res) => {
     const account = findAccount(store.data, req.params.id);
     webhooks.rotate(account);
-    await commit(deps);
+    await deps.store.commit();
     res.json(accountView(account));
   });
 

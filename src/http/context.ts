@@ -47,9 +47,3 @@ export interface AppDeps {
   /** Call record ids, newest first, without a scan of every record. */
   records: { newestFirst(): Iterable<string> };
 }
-
-/** Persists every change made so far, with the clock's position, before a route answers. */
-export function commit(deps: Pick<AppDeps, 'clock' | 'store'>): Promise<void> {
-  deps.store.data.clock_ms = deps.clock.now();
-  return deps.store.commit();
-}

@@ -5,7 +5,6 @@ import type { JsonSchema } from '../contract/index.ts';
 import { addFile, fileByName, fileView, fixtureBytes, mimeFromName } from '../files/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { accountOf } from './api-key.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf, requireObjectBody } from './json-body.ts';
 import { readMultipart } from './multipart.ts';
@@ -72,7 +71,7 @@ export function uploadRoutes(deps: AppDeps): Router {
     });
     deps.blobs.put(file.name, bytes);
     deps.files.track(file);
-    await commit(deps);
+    await deps.store.commit();
     res.json(fileView(file, deps.config.publicUrl));
   });
 

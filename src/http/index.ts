@@ -13,7 +13,6 @@ export { apiKeyAuth } from './api-key.ts';
 export { jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';
 export { errorHandler, notFound } from './error-handler.ts';
-export { commit } from './context.ts';
 export type { AppDeps, AppConfig } from './context.ts';
 export { requestSigning, rateLimit, modelPermission, admissionOf } from './key-checks.ts';
 export { requestLog } from './request-log.ts';

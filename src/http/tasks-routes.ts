@@ -8,7 +8,6 @@ import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
 import { callDetailsOf } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
-import { commit } from './context.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -52,7 +51,7 @@ export function tasksRoutes(deps: AppDeps): Router {
     callDetailsOf(res).task_id = task.id;
     callDetailsOf(res).model = task.model;
     // A replay waits for the first request's write too: nothing is acknowledged before it is stored.
-    await commit(deps);
+    await deps.store.commit();
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.json(task);
   });
@@ -69,7 +68,7 @@ export function tasksRoutes(deps: AppDeps): Router {
 
   router.post('/tasks/:id/cancel', async (req, res) => {
     const task = engine.cancel(findTask(store.data, accountOf(res).id, req.params.id));
-    await commit(deps);
+    await deps.store.commit();
     res.json(task);
   });
 

@@ -7,7 +7,6 @@ import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall
 import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
 import { amendCall, callDetailsOf } from './call-records.ts';
-import { commit } from './context.ts';
 import { admissionOf } from './key-checks.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
@@ -39,7 +38,7 @@ export function textRoutes(deps: AppDeps): Router {
       req.get(SCENARIO_HEADER),
     );
     callDetailsOf(res).model = call.parsed.request.model;
-    await commit(deps);
+    await deps.store.commit();
     if (call.parsed.stream) await stream(deps, format, call, res);
     else await answer(deps, format, call, res);
   };
@@ -72,12 +71,12 @@ async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   if (behaviour.error_after_chunks !== undefined && call.view.generated.pieces.length > behaviour.error_after_chunks) {
     // Nothing is charged.
     record(deps, res, call, 0, call.refundAll(), false);
-    await commit(deps);
+    await deps.store.commit();
     throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
   }
   const points = call.settle(call.view.generated.outputTokens);
   record(deps, res, call, call.view.generated.outputTokens, points, false);
-  await commit(deps);
+  await deps.store.commit();
   res.json(format.body(call.view));
 }
 
@@ -102,7 +101,7 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
         }
         amendCall(deps, res, { error_code: error.code });
         record(deps, res, call, sent, call.refundAll(), false);
-        await commit(deps);
+        await deps.store.commit();
         res.end();
         return;
       }
@@ -121,11 +120,11 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   if (closed) {
     // The client went away: settled on the tokens already sent.
     record(deps, res, call, sent, call.settle(sent), true);
-    await commit(deps);
+    await deps.store.commit();
     return;
   }
   record(deps, res, call, sent, call.settle(call.view.generated.outputTokens), false);
-  await commit(deps);
+  await deps.store.commit();
   res.end();
 }
 

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock/index.ts';
 import type { StoreData } from './schema.ts';
 import type { Store } from './store.ts';
 
@@ -66,4 +67,20 @@ export function oldestFirst(store: Store, section: Section): ArrivalOrder {
       return dropped;
     },
   };
+}
+
+const HOUR_MS = 3600 * 1000;
+
+/**
+ * Sweeps `section` oldest first every hour on the clock, judging each entry at the sweep's time, and writes
+ * what it dropped. Returns the arrival order, for listing newest first.
+ */
+export function sweepHourly(clock: Clock, store: Store, section: Section, judge: (id: string, atMs: number) => Verdict): ArrivalOrder {
+  const order = oldestFirst(store, section);
+  const sweep = (atMs: number): void => {
+    if (order.sweep((id) => judge(id, atMs)) > 0) void store.commit();
+    clock.at(atMs + HOUR_MS, sweep);
+  };
+  clock.at(clock.now() + HOUR_MS, sweep);
+  return order;
 }

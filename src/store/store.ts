@@ -36,7 +36,7 @@ export interface Store {
   close(): Promise<void>;
   /** The plain data, for listing keys in bulk without the cost of change tracking. Never change it. */
   peek(): StoreData;
-  /** Runs `stamp` on the data just before each write that carries changes (the clock's position, say). */
+  /** Runs `stamp` on the data just before each write (the clock's position, say); a stamp that changes nothing writes nothing. */
   onWrite(stamp: (data: StoreData) => void): void;
   /** Sizes on disk, for benchmarks and the health view. */
   stats(): StoreStats;
@@ -101,7 +101,7 @@ function openMemoryStore(): Store {
       return Promise.resolve();
     },
     replace(next) {
-      tracker.reset(next);
+      tracker.reset(carryOver(tracker.raw(), next));
       changes.take();
       watchers.replaced();
       return Promise.resolve();
@@ -148,8 +148,9 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
 
   const stamps: ((data: StoreData) => void)[] = [];
   const append = async (): Promise<void> => {
-    if (changes.size === 0) return;
+    // Stamps first: a write that only moves the clock (an advance with nothing due) still records it.
     for (const stamp of stamps) stamp(tracker.data);
+    if (changes.size === 0) return;
     const changed = changes.take();
     const offset = journalOffset;
     const raw = tracker.raw() as unknown as Record<string, unknown>;
@@ -236,7 +237,7 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
       // Changes already made (and maybe answered once their commit resolves) go to disk before the reset: if the
       // process dies before the reset's snapshot is in place, the old files must still hold them.
       await commit();
-      tracker.reset(next);
+      tracker.reset(carryOver(tracker.raw(), next));
       changes.take();
       watchers.replaced();
       // One journal line replaces everything, in order with the commits before and after it: a crash leaves the
@@ -273,6 +274,14 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
   if (loaded.legacy) await compact();
   else if (journalBytes > Math.max(compactAfter, snapshotBytes)) void compact().catch(() => undefined);
   return store;
+}
+
+/**
+ * What a replace (a reset) keeps of the store's own bookkeeping: the count of starts, so a seeded run does not
+ * hand out, after a restart, ids it already used. Everything else is the new data's.
+ */
+function carryOver(current: StoreData, next: StoreData): StoreData {
+  return current.starts === undefined || next.starts !== undefined ? next : { ...next, starts: current.starts };
 }
 
 function upgrade(data: StoreData, path: string | null): StoreData {

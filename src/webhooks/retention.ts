@@ -1,11 +1,10 @@
 import { parseTime } from '../clock/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { Store } from '../store/index.ts';
-import { oldestFirst } from '../store/oldest-first.ts';
+import { sweepHourly } from '../store/index.ts';
 
 /** Emulator-defined: the reference does not say how long callback messages stay listed and resendable. */
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
-const SWEEP_EVERY_MS = 3600 * 1000;
 
 /**
  * Drops callback messages that are done (delivered, or failed after the last retry) once they are older than
@@ -13,15 +12,9 @@ const SWEEP_EVERY_MS = 3600 * 1000;
  * A message still retrying is kept however old it is.
  */
 export function keepDeliveriesFor(clock: Clock, store: Store, retentionMs: number = DEFAULT_DELIVERY_RETENTION_MS): void {
-  const messages = oldestFirst(store, 'deliveries');
-  const sweep = (atMs: number): void => {
-    const dropped = messages.sweep((id) => {
-      const delivery = store.data.deliveries[id];
-      if (!delivery || !(parseTime(delivery.created_at) <= atMs - retentionMs)) return 'stop';
-      return delivery.status === 'pending' ? 'keep' : 'drop';
-    });
-    if (dropped > 0) void store.commit();
-    clock.at(atMs + SWEEP_EVERY_MS, sweep);
-  };
-  clock.at(clock.now() + SWEEP_EVERY_MS, sweep);
+  sweepHourly(clock, store, 'deliveries', (id, atMs) => {
+    const delivery = store.data.deliveries[id];
+    if (!delivery || !(parseTime(delivery.created_at) <= atMs - retentionMs)) return 'stop';
+    return delivery.status === 'pending' ? 'keep' : 'drop';
+  });
 }
