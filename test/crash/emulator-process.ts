@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { ADMIN, startCli } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
+import { sendJson } from '../support/json-client.ts';
+import type { Reply } from '../support/json-client.ts';
 
 // The real `svc-emulator start` on a file store, as a process that is killed with SIGKILL and started again on the
 // same files, and a small HTTP client for it whose failures (the process died under it) are told apart from
@@ -27,12 +29,7 @@ export async function kill9(cli: CliEmulator): Promise<void> {
   expect(await cli.exited).toBe(137);
 }
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  /** Parsed JSON, or the raw text of any other answer (an event stream). */
-  body: unknown;
-}
+export type { Reply };
 
 export interface Client {
   /** Rejects when no whole answer came (the process was killed): only a resolved answer was acknowledged. */
@@ -42,22 +39,8 @@ export interface Client {
 }
 
 export function clientOf(base: string, token: string): Client {
-  const send: Client['send'] = async (method, path, body, headers = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(15_000),
-    });
-    // The whole body, or a rejection: an answer cut by the kill is not an answer.
-    const text = await res.text();
-    const json = (res.headers.get('content-type') ?? '').includes('application/json');
-    return { status: res.status, headers: res.headers, body: json ? (JSON.parse(text) as unknown) : text };
-  };
+  // A rejection, not a reply, when the kill cut the answer: an answer cut by the kill is not an answer.
+  const send: Client['send'] = (method, path, body, headers) => sendJson(base, token, method, path, body, headers);
   return { send, get: (path) => send('GET', path), post: (path, body, headers) => send('POST', path, body, headers) };
 }
 
