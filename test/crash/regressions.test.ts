@@ -13,6 +13,7 @@ import { emptyData, loadStoreFile, openStore } from '../../src/store/index.ts';
 import type { StoreData } from '../../src/store/index.ts';
 import { adminOf, clientOf, eventually, expectStatus, kill9, killAll, startOn } from './emulator-process.ts';
 import type { CliEmulator } from './emulator-process.ts';
+import { storedAccount } from '../support/stored.ts';
 
 /**
  * What the kill -9 suite (kill9.test.ts) found, each case made deterministic: a kill at the one instant that
@@ -139,17 +140,9 @@ it('hands out fresh account ids after a restart with --seed', { timeout: 30_000 
 // fresh data, and their writes go to the journals. If the process dies before the rename, the restart replays the
 // old journals and then those: the fresh data's entries land on the old data (the fresh ledger's first entry
 // overwrites the old ledger's first; a stale proxy of an old entry changed after the swap writes its deletion).
-// Still open. The kill -9 suite saw both under load; here it is the store alone, and the crash is a copy of the
-// files taken the instant a change is acknowledged.
-const storedAccount = (id: string, available: string): StoreData['accounts'][string] => ({
-  id,
-  available,
-  frozen: '0.000',
-  charged: '0.000',
-  webhook_url: null,
-  webhook_secret: 'whsec_x',
-  created_at: '2026-11-23T09:00:00+08:00',
-});
+// Fixed: the reset is one journal line, in order with the writes around it. The kill -9 suite saw both under
+// load; here it is the store alone, and the crash is a copy of the files taken the instant a change is
+// acknowledged.
 const fund = (id: number, accountId: string, points: string): StoreData['ledger'][number] => ({
   id,
   account_id: accountId,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { emptyData, loadStoreFile, openStore } from '../../src/store/index.ts';
 import type { Store, StoreData } from '../../src/store/index.ts';
+import { storedAccount as account } from '../support/stored.ts';
 
 /**
  * The file store's journal: a commit appends only what changed, a reload replays it, a torn last line is
@@ -28,16 +29,6 @@ const openAt = async (options: { compactAfterBytes?: number } = {}): Promise<Sto
   open.push(store);
   return store;
 };
-
-const account = (id: string, available = '10.000'): StoreData['accounts'][string] => ({
-  id,
-  available,
-  frozen: '0.000',
-  charged: '0.000',
-  webhook_url: null,
-  webhook_secret: 'whsec_x',
-  created_at: '2026-11-23T09:00:00+08:00',
-});
 
 const journalText = async (): Promise<string> => {
   const names = (await readdir(dir)).filter((n) => n.endsWith('.journal')).sort();
