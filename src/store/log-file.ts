@@ -166,6 +166,17 @@ export async function dropJournalsBefore(path: string, generation: number): Prom
   }
 }
 
+/** The operation that writes `section`/`key` as `data` holds it now: a put, or a delete when it is gone. */
+export function operationOf(data: StoreData, section: string, key: string): Operation {
+  const top = data as unknown as Record<string, unknown>;
+  const container = (section === TOP ? top : top[section]) as Record<string, unknown> | unknown[];
+  if (Array.isArray(container)) {
+    const index = Number(key);
+    return index < container.length ? [section, key, container[index]] : [section, key];
+  }
+  return Object.hasOwn(container, key) ? [section, key, container[key]] : [section, key];
+}
+
 /** Every operation that rebuilds `data`, in an order that replays to the same data (insertion order kept). */
 export function* operationsOf(data: StoreData): Generator<Operation> {
   const top = data as unknown as Record<string, unknown>;

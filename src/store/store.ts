@@ -3,8 +3,8 @@ import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { KEYED_SECTIONS} from './changes.ts';
-import { createChangeLog, TOP, trackChanges } from './changes.ts';
-import { dropJournalsBefore, journalPath, loadStoreFile, RESET, writeAll, writeSnapshot } from './log-file.ts';
+import { createChangeLog, trackChanges } from './changes.ts';
+import { dropJournalsBefore, journalPath, loadStoreFile, operationOf, RESET, writeAll, writeSnapshot } from './log-file.ts';
 import type { Operation } from './log-file.ts';
 import { emptyData, SCHEMA_VERSION } from './schema.ts';
 import type { StoreData, StoredTask } from './schema.ts';
@@ -146,32 +146,33 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
     return run;
   };
 
-  const stamps: ((data: StoreData) => void)[] = [];
-  const append = async (): Promise<void> => {
-    // Stamps first: a write that only moves the clock (an advance with nothing due) still records it.
-    for (const stamp of stamps) stamp(tracker.data);
-    if (changes.size === 0) return;
-    const changed = changes.take();
+  /** Appends one line: all of it, or (a failed write, a full disk) nothing, so no half line is left to glue onto. */
+  const writeLine = async (operations: Operation[]): Promise<void> => {
     const offset = journalOffset;
-    const raw = tracker.raw() as unknown as Record<string, unknown>;
-    const operations: Operation[] = [];
-    for (const [section, keys] of changed) {
-      const container = (section === TOP ? raw : raw[section]) as Record<string, unknown> | unknown[];
-      for (const key of keys) {
-        const index = Array.isArray(container) ? Number(key) : -1;
-        const present = Array.isArray(container) ? index < container.length : Object.hasOwn(container, key);
-        operations.push(present ? [section, key, Array.isArray(container) ? container[index] : container[key]] : [section, key]);
-      }
-    }
     try {
       const written = await writeAll(journal, `${JSON.stringify(operations)}\n`);
       journalOffset += written;
       journalBytes += written;
       if (options.sync) await journal.datasync();
     } catch (err) {
-      // A failed write (disk full) must neither leave half a line for the next one to be glued onto, nor let a
-      // later commit resolve without these entries: cut the journal back and mark them changed again.
       await journal.truncate(offset).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  const stamps: ((data: StoreData) => void)[] = [];
+  const append = async (): Promise<void> => {
+    // Stamps first: a write that only moves the clock (an advance with nothing due) still records it.
+    for (const stamp of stamps) stamp(tracker.data);
+    if (changes.size === 0) return;
+    const changed = changes.take();
+    const raw = tracker.raw();
+    const operations: Operation[] = [];
+    for (const [section, keys] of changed) for (const key of keys) operations.push(operationOf(raw, section, key));
+    try {
+      await writeLine(operations);
+    } catch (err) {
+      // A later commit must not resolve without these entries: they are changed still.
       for (const [section, keys] of changed) for (const key of keys) changes.mark(section, key);
       throw err;
     }
@@ -242,12 +243,7 @@ async function openFileStore(path: string, options: StoreOptions): Promise<Store
       watchers.replaced();
       // One journal line replaces everything, in order with the commits before and after it: a crash leaves the
       // old data or the new, never the old with changes made to the new replayed onto it.
-      await enqueue(async () => {
-        const written = await writeAll(journal, `${JSON.stringify([[RESET, '', tracker.raw()]])}\n`);
-        journalOffset += written;
-        journalBytes += written;
-        if (options.sync) await journal.datasync();
-      });
+      await enqueue(() => writeLine([[RESET, '', tracker.raw()]]));
       // The old data's files are dead weight now: a fresh snapshot lets them go.
       await compact();
     },
