@@ -7,5 +7,5 @@ export { checkFileParams, fileOf } from './params.ts';
 export type { FileRule, FileCheckContext } from './params.ts';
 export { createFileKeeper } from './expiry.ts';
 export type { FileKeeper } from './expiry.ts';
-export { fixtureBytes, fixtureSize } from './fixtures.ts';
+export { fixtureBytes, fixtureSize, SAMPLE_VIDEO } from './fixtures.ts';
 export type { MediaFixture } from './fixtures.ts';

@@ -59,15 +59,11 @@ export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
     }
     const textEndpoint = isTextEndpoint(req);
     if (!req.is('application/json') && !req.is('application/*+json')) {
-      throw textEndpoint
-        ? new ApiError('bad_request', 'The request body must be a JSON object sent as application/json.')
-        : new ApiError('unsupported_media_type');
+      throw wrongContent(textEndpoint, 'The request body must be a JSON object sent as application/json.');
     }
     const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      throw textEndpoint
-        ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object.')
-        : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON.');
+      throw wrongContent(textEndpoint, 'The request body must be a UTF-8 JSON object.', 'The request body must be UTF-8 JSON.');
     }
     let body: unknown;
     try {
@@ -84,6 +80,15 @@ export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
 
 /** The text endpoints answer every problem with a body's content with 400 bad_request (reference "Text endpoints"). */
 const isTextEndpoint = (req: Request): boolean => endpointGroup(req.originalUrl) !== 'general';
+
+/**
+ * A body of the wrong type, charset or encoding: 415 unsupported_media_type, but 400 bad_request on the text
+ * endpoints. `general` is the 415's message, when it has its own (else the catalog's).
+ */
+function wrongContent(textEndpoint: boolean, text: string, general?: string): ApiError {
+  if (textEndpoint) return new ApiError('bad_request', text);
+  return general === undefined ? new ApiError('unsupported_media_type') : new ApiError('unsupported_media_type', general);
+}
 
 const MAX_DEPTH = 64;
 
@@ -122,9 +127,11 @@ function bodyError(err: BodyParserError, limit: string, textEndpoint: boolean): 
       return new ApiError('payload_too_large', `The request body is larger than ${limit}.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return textEndpoint
-        ? new ApiError('bad_request', 'The request body must be a UTF-8 JSON object, sent without an unknown Content-Encoding.')
-        : new ApiError('unsupported_media_type', 'The request body must be UTF-8 JSON, sent without an unknown Content-Encoding.');
+      return wrongContent(
+        textEndpoint,
+        'The request body must be a UTF-8 JSON object, sent without an unknown Content-Encoding.',
+        'The request body must be UTF-8 JSON, sent without an unknown Content-Encoding.',
+      );
     default:
       return new ApiError('bad_request', 'The request body cannot be read.');
   }

@@ -3,7 +3,7 @@ import { chargeFor, tokensPerSecond } from '../billing/index.ts';
 import type { ActualUsage, Points } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
-import { addFile, fileOf, fileUrl, fixtureSize } from '../files/index.ts';
+import { addFile, fileOf, fileUrl, fixtureSize, SAMPLE_VIDEO } from '../files/index.ts';
 import type { MediaFixture } from '../files/index.ts';
 import type { Random } from '../random/index.ts';
 import { notesText, videoSize } from '../results/index.ts';
@@ -18,9 +18,6 @@ export interface OutcomeContext {
   /** Called for every result file stored, so its expiry can be scheduled. */
   onFile: (file: StoredFile) => void;
 }
-
-/** The shape of the stored sample video (fixtures/media/README.md): an added result file is one. */
-const SAMPLE_VIDEO = { width: 320, height: 180, duration: 2 };
 
 /** Seconds assumed for a reference video whose length the emulator does not know (an https address). */
 const UNKNOWN_VIDEO_SECONDS = 5;
