@@ -7,11 +7,12 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
-import { loadStoreFile } from '../src/store/index.ts';
-import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
+import { loadStoreFile, openStore } from '../src/store/index.ts';
+import { ADMIN, benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
 import type { StoreData } from '../src/store/index.ts';
 
 const RATE = Number(process.env['BENCH_GROWTH_RATE'] ?? 400);
@@ -26,6 +27,9 @@ export interface GrowthRow {
   get: { p50: number; p99: number; rps: number };
   submit: { p50: number; p99: number; rps: number };
   journalBytesPerSubmit: number;
+  /** Median of 5 one-at-a-time listings of one page (20). */
+  listTasksMs: number;
+  listRecordsMs: number;
 }
 
 export interface GrowthFigures {
@@ -36,6 +40,7 @@ export interface GrowthFigures {
   snapshotMb: number;
   buildMs: number;
   lowdbWriteMs: number;
+  compaction: { ms: number; maxStallMs: number; p99StallMs: number };
 }
 
 const rssMb = async (pid: number): Promise<number> => {
@@ -59,6 +64,17 @@ async function measure(options: autocannon.Options): Promise<{ p50: number; p99:
   return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, total: result.requests.total };
 }
 
+/** The median wall time of five requests made one at a time. */
+async function medianMs(url: string, headers: Record<string, string>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const started = performance.now();
+    await json(url, { headers });
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[2] ?? 0;
+}
+
 async function row(label: string, dir: string, counts: { tasks: number; records: number }): Promise<GrowthRow> {
   const server = await startServer(emulatorCommand(['--db', join(dir, 'db.json')]));
   try {
@@ -69,6 +85,8 @@ async function row(label: string, dir: string, counts: { tasks: number; records:
     const before = await journalBytes(dir);
     const submit = await measure({ url: `${server.base}/v1/tasks`, method: 'POST', headers, body });
     const after = await journalBytes(dir);
+    const listTasksMs = await medianMs(`${server.base}/v1/tasks?limit=20`, headers);
+    const listRecordsMs = await medianMs(`${server.base}/_emulator/records?limit=20`, { Authorization: `Bearer ${ADMIN}` });
     return {
       label,
       ...counts,
@@ -78,10 +96,36 @@ async function row(label: string, dir: string, counts: { tasks: number; records:
       submit: { p50: submit.p50, p99: submit.p99, rps: submit.rps },
       // Each submit also leaves a call record; the warm-up second's submits are in the bytes too.
       journalBytesPerSubmit: (after - before) / (submit.total + RATE),
+      listTasksMs,
+      listRecordsMs,
     };
   } finally {
     server.child.kill('SIGKILL');
   }
+}
+
+/** What lowdb's stock adapter would do on every commit: stringify and rewrite the whole store. */
+async function lowdbWrite(dir: string): Promise<number> {
+  const data = (await loadStoreFile(join(dir, 'db.json'))).data;
+  const lowdb = new Low<StoreData>(new DataFile<StoreData>(join(dir, 'lowdb.json'), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), data);
+  const wrote = performance.now();
+  await lowdb.write();
+  const ms = performance.now() - wrote;
+  await rm(join(dir, 'lowdb.json'), { force: true });
+  return ms;
+}
+
+/** One compaction of the grown store, in this process: its wall time and the longest the event loop waited. */
+async function compactionOf(path: string): Promise<{ ms: number; maxStallMs: number; p99StallMs: number }> {
+  const store = await openStore({ path });
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const started = performance.now();
+  await store.compact();
+  const ms = performance.now() - started;
+  delay.disable();
+  await store.close();
+  return { ms, maxStallMs: delay.max / 1e6, p99StallMs: delay.percentile(99) / 1e6 };
 }
 
 export async function growth(tasks = 100_000, records = 1_000_000): Promise<GrowthFigures> {
@@ -95,16 +139,10 @@ export async function growth(tasks = 100_000, records = 1_000_000): Promise<Grow
     const buildMs = performance.now() - built;
     const snapshotMb = (await stat(join(grownDir, 'db.json'))).size / 1048576;
 
-    // What lowdb's stock adapter would do on every commit: stringify and rewrite the whole store.
-    const data = (await loadStoreFile(join(grownDir, 'db.json'))).data;
-    const lowdb = new Low<StoreData>(new DataFile<StoreData>(join(grownDir, 'lowdb.json'), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), data);
-    const wrote = performance.now();
-    await lowdb.write();
-    const lowdbWriteMs = performance.now() - wrote;
-    await rm(join(grownDir, 'lowdb.json'), { force: true });
-
+    const lowdbWriteMs = await lowdbWrite(grownDir);
     const grown = await row('100k tasks, 1M records', grownDir, { tasks, records });
-    return { rate: RATE, seconds: SECONDS, empty, grown, snapshotMb, buildMs, lowdbWriteMs };
+    const compaction = await compactionOf(join(grownDir, 'db.json'));
+    return { rate: RATE, seconds: SECONDS, empty, grown, snapshotMb, buildMs, lowdbWriteMs, compaction };
   } finally {
     await rm(emptyDir, { recursive: true, force: true });
     await rm(grownDir, { recursive: true, force: true });
@@ -124,8 +162,14 @@ export function printGrowth(figures: GrowthFigures, line: (name: string, value: 
   pair('  POST /v1/tasks p50', empty.submit.p50, grown.submit.p50, 'ms');
   pair('  POST /v1/tasks p99', empty.submit.p99, grown.submit.p99, 'ms');
   pair('  journal bytes per submit', empty.journalBytesPerSubmit, grown.journalBytesPerSubmit, 'B');
+  pair('  GET /v1/tasks (a page; scans every task)', empty.listTasksMs, grown.listTasksMs, 'ms');
+  pair('  GET /_emulator/records (newest page)', empty.listRecordsMs, grown.listRecordsMs, 'ms');
   pair('  start-up to listening', empty.startupMs, grown.startupMs, 'ms');
   pair('  memory after the runs (RSS)', empty.rssMb, grown.rssMb, 'MB');
   console.log(line('  grown snapshot on disk', `${figures.snapshotMb.toFixed(0)} MB (built in ${(figures.buildMs / 1000).toFixed(1)} s)`));
+  const { compaction } = figures;
+  console.log(
+    line('  one compaction of it (background)', `${(compaction.ms / 1000).toFixed(1)} s; event loop waited p99 ${compaction.p99StallMs.toFixed(0)} ms, at most ${compaction.maxStallMs.toFixed(0)} ms`),
+  );
   console.log(line('  one lowdb whole-file write of it', `${figures.lowdbWriteMs.toFixed(0)} ms (what every commit would cost without the journal)`));
 }
