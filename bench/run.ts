@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: start-up time to the first 200, and requests per second of GET /v1/tasks/{id} and
- * POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this machine), all in
- * one run. Every server runs in its own process so the load generator does not share its event loop.
+ * POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this machine); callbacks
+ * past hanging receivers; store growth and a soak; all in one run. Every server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -62,6 +62,17 @@ interface LifecycleFigures {
   unfinished: number;
 }
 
+interface CallbackFigures {
+  mode: string;
+  pool: number | null;
+  advanceMs: number | null;
+  healthyDelivered: number;
+  healthyExpected: number;
+  latenessP50Ms: number;
+  latenessP99Ms: number;
+  latenessMaxMs: number;
+}
+
 interface SoakFigures {
   perMinute: number;
   minutes: number;
@@ -117,6 +128,21 @@ async function main(): Promise<void> {
   console.log(line(`${run.tasks} tasks: submit over HTTP (32 at a time)`, `${(run.submitMs / 1000).toFixed(1)} s`));
   console.log(line(`${run.tasks} tasks: 2 virtual hours to terminal`, `${(run.driveMs / 1000).toFixed(1)} s (120 advances of 1 min)`));
   console.log(line(`${run.tasks} tasks: peak memory (RSS)`, `${run.peakRssMb.toFixed(0)} MB`));
+
+  console.log('');
+  console.log('1,000 callbacks due at once, 100 of them to 10 receivers that never answer (timeout 10 s), 900 to a healthy one:');
+  const callbackRuns = [
+    { label: 'manual clock, one advance, default pool (256)', args: ['manual'] },
+    { label: 'manual clock, one advance, --webhook-concurrency 64', args: ['manual', '64'] },
+    { label: 'real clock, speed 1, default pool', args: ['real'] },
+  ];
+  console.log(line('', 'advance wall   healthy delivered   healthy late p50 / p99 / max'));
+  for (const { label, args } of callbackRuns) {
+    const c = await script<CallbackFigures>('callbacks.ts', { args });
+    const advance = c.advanceMs === null ? '-' : `${(c.advanceMs / 1000).toFixed(1)} s`;
+    const late = `${c.latenessP50Ms.toFixed(0)} / ${c.latenessP99Ms.toFixed(0)} / ${c.latenessMaxMs.toFixed(0)} ms`;
+    console.log(line(`  ${label}`, `${advance.padStart(12)}   ${`${c.healthyDelivered}/${c.healthyExpected}`.padStart(17)}   ${late}`));
+  }
 
   console.log('');
   printGrowth(await growth(), line);

@@ -17,7 +17,7 @@ import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
 import { refundInterruptedTextCalls } from './text/index.ts';
-import { createSender, createWebhooks, keepDeliveriesFor, resolveWithDns } from './webhooks/index.ts';
+import { createSender, createSendPool, createWebhooks, keepDeliveriesFor, resolveWithDns } from './webhooks/index.ts';
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
@@ -56,6 +56,8 @@ export interface EmulatorOptions {
   webhookTimeoutMs?: number;
   /** `real` (default): webhook-timestamp is the wall-clock send time; `virtual`: the virtual time. */
   webhookTimestamps?: 'real' | 'virtual';
+  /** Callback sends in flight at once, at most; default 256. */
+  webhookConcurrency?: number;
   /** Sends callbacks; default: real HTTP with the internal-address guard. */
   send?: Send;
   /** Resolves callback host names for the guard; default: the system resolver. */
@@ -141,6 +143,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     files,
     publicUrl: () => config.publicUrl,
     fileRetentionMs: config.fileRetentionMs,
+    logger: options.logger ?? null,
   });
 
   if (isEmpty(store.data)) {
@@ -153,8 +156,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     store,
     random,
     send: options.send ?? createSender(config.allowInsecureWebhooks),
+    pool: createSendPool(options.webhookConcurrency),
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
     virtualTimestamps: options.webhookTimestamps === 'virtual',
+    logger: options.logger ?? null,
+    onError: (err) => log(`a callback attempt could not be recorded: ${String((err as Error)?.stack ?? err)}`),
   });
   const concurrency = createConcurrency();
   concurrency.rebuild(store.data);
@@ -235,6 +241,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
           // A handler that saw its connection cut records that on its next turn; let it, before the last write.
           await new Promise((resolve) => setImmediate(resolve));
         }
+        webhooks.stop();
         await clock.stop();
         // Last: closing the store closes its journal, and no commit may follow.
         await store.close();

@@ -55,6 +55,7 @@ const FLAGS: Flag[] = [
   { name: 'delivery-retention-hours', kind: 'positive', value: 'N', help: 'how long finished callback messages stay listed and resendable', default: '720' },
   { name: 'webhook-timestamps', kind: { oneOf: ['real', 'virtual'] }, value: 'real|virtual', help: 'webhook-timestamp from the wall clock or the virtual clock', default: 'real' },
   { name: 'webhook-timeout-ms', kind: 'count', value: 'N', help: 'real time a callback receiver has to answer', default: '10000' },
+  { name: 'webhook-concurrency', kind: 'count', value: 'N', help: 'callback sends in flight at once, at most (the rest wait their turn)', default: '256' },
   { name: 'max-header-bytes', kind: 'count', value: 'N', help: 'request line and headers at most (431 over it)', default: '16384' },
   { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after; 0 none)', default: '60000, at most the request timeout' },
   { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
@@ -136,6 +137,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...optional('compact-after-mb', 'compactAfterBytes', (v: number) => Math.round(v * 1024 * 1024)),
     ...optional('webhook-timestamps', 'webhookTimestamps'),
     ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
+    ...optional('webhook-concurrency', 'webhookConcurrency'),
     ...optional('shutdown-grace-ms', 'shutdownGraceMs'),
     limits: limitsOf(get),
   };

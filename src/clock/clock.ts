@@ -1,8 +1,13 @@
 import { createDueQueue } from './queue.ts';
+import { createInFlight } from './in-flight.ts';
 
 /**
  * The only source of time in the emulator. Domain code asks a Clock for `now()` and schedules work with `at()`;
  * it never reads the wall clock or sets timers itself, so virtual time can be advanced and tests never sleep.
+ *
+ * Time is decided by the clock alone: a job is synchronous, and one that does I/O (a callback send) starts it,
+ * hands it to `track()` and returns. Nothing a receiver does can hold a task transition, a timeout or another
+ * callback.
  */
 export type ClockMode = 'real' | 'manual';
 
@@ -14,15 +19,31 @@ export interface Clock {
   setSpeed(speed: number): void;
   /** Current virtual time, epoch milliseconds. */
   now(): number;
-  /** Runs `job` once the virtual time reaches `atMs` (at once on the next advance if already due). */
+  /** Runs `job` once the virtual time reaches `atMs` (at once on the next step if already due). */
   at(atMs: number, job: Job): Cancel;
-  /** Moves virtual time forward, running every job that falls due in time order, each at its own time. */
+  /**
+   * Moves virtual time forward, running every job that falls due in time order, each at its own time. Work the
+   * jobs start (see `track`) runs concurrently; the jump does not pass a hold of work still in flight, so its
+   * outcome is recorded at its own time and what it schedules runs inside the jump. Resolves with the time this
+   * jump reached, once the work started during it has settled.
+   */
   advance(ms: number): Promise<number>;
   /**
-   * Runs every job already due, without moving time: for work scheduled "now" outside an advance (in manual
-   * mode nothing else would run it until the next advance).
+   * Runs every job already due, without moving time (in manual mode nothing else would run them until the next
+   * advance). Resolves once no work is in flight: "let everything due now happen", for tests and tools.
    */
   runDue(): Promise<void>;
+  /**
+   * Background work a job started (a callback send). The clock never waits for it, except that a jump of
+   * virtual time stops short of `holdFromMs` until it settles (the earliest time its outcome could schedule
+   * something), and `advance`, `runDue` and `stop` resolve after the work they saw started.
+   */
+  track(work: Promise<unknown>, holdFromMs?: number): void;
+  /**
+   * The virtual time at which work begun at `startedMs` ends if it ends now: on the real clock, now; on the
+   * manual clock work takes no virtual time, so it ends when it began (schedules from it stay exact).
+   */
+  endOf(startedMs: number): number;
   /**
    * The wall-clock time, epoch milliseconds, whatever the virtual time: for what the outside world checks against
    * its own clock (a callback's webhook-timestamp) and for measuring real durations (a callback's round trip).
@@ -35,12 +56,12 @@ export interface Clock {
   wait(ms: number): Promise<void>;
   /** Jobs waiting (canceled ones may still be counted until they reach the front). */
   pending(): number;
-  /** Stops running jobs and wall-clock timers so the process can exit; resolves when the running job is done. */
+  /** Stops running jobs and wall-clock timers; resolves when the work in flight has settled. */
   stop(): Promise<void>;
 }
 
 /** A scheduled job; it receives the virtual time it was due at, which is "now" for whatever it records. */
-export type Job = (dueMs: number) => void | Promise<void>;
+export type Job = (dueMs: number) => void;
 export type Cancel = () => void;
 
 export interface ClockOptions {
@@ -55,50 +76,79 @@ export interface ClockOptions {
 }
 
 export function createClock(options: ClockOptions): Clock {
-  let speed = options.mode === 'real' ? (options.speed ?? 1) : 1;
+  const manual = options.mode === 'manual';
+  let speed = manual ? 1 : (options.speed ?? 1);
   let wallStart = Date.now();
   let virtualStart = Math.max(options.startMs ?? wallStart, options.notBeforeMs ?? -Infinity);
-  // Virtual time = start + elapsed wall time × speed (real mode only) + everything advanced by hand.
-  let advancedMs = 0;
+  // Real mode: virtual time = start + elapsed wall time × speed + what jumps added. Manual mode: `manualNow`.
+  let jumpedMs = 0;
   let manualNow = virtualStart;
   const queue = createDueQueue<Job>();
+  const inFlight = createInFlight();
   let timer: NodeJS.Timeout | undefined;
-  let draining: Promise<void> = Promise.resolve();
+  let jumps: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const onJobError = options.onJobError ?? ((err: unknown) => console.error('svc-emulator: a scheduled job failed:', err));
 
-  const now = (): number =>
-    options.mode === 'manual' ? manualNow : virtualStart + (Date.now() - wallStart) * speed + advancedMs;
+  const flowing = (): number => virtualStart + (Date.now() - wallStart) * speed;
+  const now = (): number => (manual ? manualNow : flowing() + jumpedMs);
+  /** Moves virtual time forward to `t` (never back). */
+  const moveTo = (t: number): void => {
+    if (manual) manualNow = Math.max(manualNow, t);
+    else jumpedMs = Math.max(jumpedMs, t - flowing());
+  };
 
-  async function runDue(untilMs: number, setNow: (ms: number) => void): Promise<void> {
-    for (let next = queue.peek(); !stopped && next !== undefined && next.atMs <= untilMs; next = queue.peek()) {
+  /** Runs one job; work it starts is counted as started by `batch`. */
+  function run(job: Job, dueMs: number, batch: Set<Promise<unknown>>): void {
+    const outer = inFlight.collect(batch);
+    try {
+      job(dueMs);
+    } catch (err) {
+      // One failing job (a store write) must not stop every later one.
+      onJobError(err);
+    } finally {
+      inFlight.collect(outer);
+    }
+  }
+
+  /** Every job due by now, synchronously; real time decides, so holds do not apply. */
+  function runDueNow(batch: Set<Promise<unknown>>): void {
+    for (let next = queue.peek(); !stopped && next !== undefined && next.atMs <= now(); next = queue.peek()) {
       queue.pop();
-      setNow(next.atMs);
-      try {
-        await next.value(next.atMs);
-      } catch (err) {
-        // One failing job (a store write, a callback's I/O) must not stop every later one.
-        onJobError(err);
-      }
+      run(next.value, next.atMs, batch);
     }
   }
 
   /**
-   * Serializes drains: an advance and a timer firing never interleave their jobs. The end of a drain is read when
-   * its turn comes, and the clock is left there before the next one starts.
+   * Steps virtual time to `target`, job by job. Before stepping to or past a hold it waits for the work that
+   * holds it: that work's outcome may schedule something (a retry) before the next job.
    */
-  function drain(untilMs: () => number, setNow: (ms: number) => void): Promise<void> {
-    draining = draining.then(async () => {
+  async function jump(target: number, batch: Set<Promise<unknown>>): Promise<void> {
+    for (;;) {
       if (stopped) return;
-      const until = untilMs();
-      await runDue(until, setNow);
-      setNow(until);
-    });
-    return draining;
+      const next = queue.peek();
+      const stepTo = next !== undefined && next.atMs <= target ? next.atMs : target;
+      const holding = inFlight.holding(stepTo);
+      if (holding.length > 0) {
+        await Promise.race(holding);
+        continue;
+      }
+      moveTo(stepTo);
+      if (next === undefined || next.atMs > target) return;
+      queue.pop();
+      run(next.value, next.atMs, batch);
+    }
+  }
+
+  /** Jumps run one at a time: each takes its target from where the previous one left the clock. */
+  function serialized(work: () => Promise<void>): Promise<void> {
+    const turn = jumps.then(work);
+    jumps = turn.catch(() => undefined);
+    return turn;
   }
 
   function armTimer(): void {
-    if (options.mode !== 'real' || stopped) return;
+    if (manual || stopped) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
     const next = queue.peek();
@@ -107,7 +157,8 @@ export function createClock(options: ClockOptions): Clock {
     // Node caps timers at ~24.8 days; a longer wait just re-arms.
     timer = setTimeout(() => {
       timer = undefined;
-      void drain(now, () => undefined).then(armTimer, armTimer);
+      runDueNow(new Set());
+      armTimer();
     }, Math.min(wallDelay, 2 ** 31 - 1));
     timer.unref();
   }
@@ -118,11 +169,11 @@ export function createClock(options: ClockOptions): Clock {
       return speed;
     },
     setSpeed(next) {
-      if (options.mode !== 'real') throw new RangeError('only a real clock has a speed');
+      if (manual) throw new RangeError('only a real clock has a speed');
       if (!(next > 0)) throw new RangeError('speed must be positive');
       // Re-anchor at this instant, so the time so far stays as it was and only what follows runs faster or slower.
       virtualStart = now();
-      advancedMs = 0;
+      jumpedMs = 0;
       wallStart = Date.now();
       speed = next;
       armTimer();
@@ -136,44 +187,38 @@ export function createClock(options: ClockOptions): Clock {
       };
     },
     pending: () => queue.size,
-    runDue() {
-      return options.mode === 'manual'
-        ? drain(
-            () => manualNow,
-            (t) => {
-              manualNow = Math.max(manualNow, t);
-            },
-          )
-        : drain(now, () => undefined);
+    track: (work, holdFromMs = Infinity) => inFlight.add(work, holdFromMs),
+    endOf: (startedMs) => (manual ? startedMs : Math.max(startedMs, now())),
+    async runDue() {
+      // Called from inside a job, the work it starts belongs to that job's batch (an advance waits for it).
+      const outer = inFlight.collecting();
+      runDueNow(outer ?? new Set());
+      if (!outer) await inFlight.settled();
     },
     wallNow: () => Date.now(),
     // Even no latency yields to the event loop, so concurrent streams interleave instead of queuing.
     wait: (ms) => new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve))),
     async advance(ms) {
       if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
-      if (options.mode === 'manual') {
-        // The target is taken from where the previous advance left the clock, not from where it stood when this one
-        // was asked: advances that arrive while a drain waits on a callback's receiver would otherwise all aim at
-        // the same point, and all but one of them would be lost.
-        await drain(
-          () => manualNow + ms,
-          (t) => {
-            manualNow = Math.max(manualNow, t);
-          },
-        );
-      } else {
-        advancedMs += ms;
-        await drain(now, () => undefined);
+      const batch = new Set<Promise<unknown>>();
+      let reached = 0;
+      await serialized(async () => {
+        await jump(now() + ms, batch);
+        reached = now();
         armTimer();
-      }
-      return now();
+      });
+      // Outside the turn: the next advance may go on while this one waits for what it sent. The answer is where
+      // this advance left the clock, whatever later ones did meanwhile.
+      await Promise.allSettled(batch);
+      return reached;
     },
-    stop() {
+    async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      // Whatever job is running (a callback waiting for its receiver) finishes before the store is closed.
-      return draining;
+      await jumps;
+      // A callback being sent finishes (or times out) before the store is closed.
+      await inFlight.settled();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { FileKeeper } from '../files/index.ts';
+import type { Logger } from '../log/index.ts';
 import type { Random } from '../random/index.ts';
 import type { Store, StoredTask } from '../store/index.ts';
 import { succeed } from './outcome.ts';
@@ -20,6 +21,7 @@ export interface EngineDeps {
   /** Read when a result is made: the address result files are served under. */
   publicUrl: () => string;
   fileRetentionMs: number;
+  logger: Logger | null;
 }
 
 export type TerminalListener = (stored: StoredTask, atMs: number) => void;
@@ -55,15 +57,31 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
   };
 
   function apply(stored: StoredTask, event: TaskEvent, atMs: number): Task {
+    const from = stored.task.status;
     const next = transition(stored.task, event, atMs);
     for (const m of next.movements) move(store.data, stored.account_id, { ...m, taskId: stored.task.id, atMs });
     stored.task = next.task;
+    logTransition(stored, from);
     if (event.type === 'start') {
       stored.started_ms = atMs;
       scheduleFinish(stored);
     }
     if (TERMINAL.has(stored.task.status)) for (const listener of listeners) listener(stored, atMs);
     return stored.task;
+  }
+
+  function logTransition(stored: StoredTask, from: Task['status']): void {
+    const { task } = stored;
+    const fields = {
+      task_id: task.id,
+      account: stored.account_id,
+      model: task.model,
+      from,
+      to: task.status,
+      ...(task.error ? { error_code: task.error.code } : {}),
+    };
+    if (task.status === 'failed') deps.logger?.info(`task ${task.status}`, fields);
+    else deps.logger?.debug(`task ${task.status}`, fields);
   }
 
   function finish(stored: StoredTask, atMs: number, output?: Partial<TaskOutput>): Task {
@@ -128,7 +146,10 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
   }
 
   return {
-    schedule,
+    schedule(stored) {
+      deps.logger?.debug('task queued', { task_id: stored.task.id, account: stored.account_id, model: stored.task.model, scenario: stored.plan.scenario });
+      schedule(stored);
+    },
     resume() {
       for (const stored of Object.values(store.data.tasks)) schedule(stored);
     },

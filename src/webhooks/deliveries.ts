@@ -5,7 +5,10 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import type { DeliveryAttempt, DeliveryType, Store, StoredAccount, StoredDelivery, StoredTask } from '../store/index.ts';
 import { entry } from '../store/index.ts';
-import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, ROTATION_OVERLAP_MS } from './schedule.ts';
+import type { Logger } from '../log/index.ts';
+import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, RETRY_DELAYS_SECONDS, ROTATION_OVERLAP_MS } from './schedule.ts';
+import { PoolClosed } from './send-pool.ts';
+import type { SendPool } from './send-pool.ts';
 import type { Send } from './send.ts';
 import { signatureHeader } from './sign.ts';
 
@@ -14,10 +17,15 @@ export interface WebhookDeps {
   store: Store;
   random: Random;
   send: Send;
+  /** Sends at once at most; the rest wait for a slot, without holding the clock. */
+  pool: SendPool;
   /** Real milliseconds a receiver has to answer (10 s by the reference). */
   timeoutMs: number;
   /** `webhook-timestamp` from the virtual clock instead of the wall clock (for receivers on virtual time). */
   virtualTimestamps: boolean;
+  logger: Logger | null;
+  /** Where an attempt that could not even be recorded (the store closed under it) is reported. */
+  onError: (err: unknown) => void;
 }
 
 export interface Webhooks {
@@ -31,12 +39,20 @@ export interface Webhooks {
   sendTest(account: StoredAccount): Promise<StoredDelivery>;
   /** A new secret; the old one keeps signing for 24 clock hours. */
   rotate(account: StoredAccount): void;
+  /** Shutting down: sends still waiting for a slot are not made (they stay due, and go after a restart). */
+  stop(): void;
 }
 
+/** A retry can fall due no sooner than this after an attempt starts: a jump of virtual time waits for it there. */
+const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
+
 /**
- * Signed callbacks on the clock: a message per terminal task, the first attempt when it falls due and the
- * retries after 1 minute, 5 minutes, 30 minutes, 2 hours and 6 hours from each failure. The HTTP send itself is
- * real; the clock waits for it, so advancing nine hours replays the whole schedule in order.
+ * Signed callbacks on the clock: a message per terminal task, the first attempt at once and the retries after
+ * 1 minute, 5 minutes, 30 minutes, 2 hours and 6 hours from each failure. An attempt is started at its virtual
+ * time and runs beside the clock (`clock.track`); its outcome is recorded when the receiver answers or the
+ * timeout ends it, so no receiver holds a task transition or another callback. A jump of virtual time stops
+ * short of the earliest retry until the attempt has its outcome, so advancing nine hours still replays the
+ * whole schedule, each attempt at its own time.
  * @see reference "Events"
  */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
@@ -47,35 +63,39 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     return [account.webhook_secret, ...previous];
   }
 
-  async function attempt(delivery: StoredDelivery, kind: DeliveryAttempt['kind']): Promise<DeliveryAttempt> {
+  /** One send, stamped with the virtual time it fell due at; the record is added to the message. */
+  async function attempt(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<DeliveryAttempt> {
     // What the message reports (the task's end, its points) must be on disk before anyone hears of it: a crash
     // after the send would otherwise run the task again after the restart and call back a second time.
     await store.commit();
-    const account = store.data.accounts[delivery.account_id];
-    const atMs = clock.now();
-    const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': 'Svc-Webhook/1.0',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body),
-    };
-    const started = clock.wallNow();
-    let result: Pick<DeliveryAttempt, 'status_code' | 'error' | 'response_excerpt'>;
-    try {
-      const answer = await deps.send({ url: delivery.url, headers, body: delivery.body, timeoutMs: deps.timeoutMs });
-      result = { status_code: answer.status, error: null, response_excerpt: answer.excerpt };
-    } catch (err) {
-      result = { status_code: null, error: (err as Error).message, response_excerpt: '' };
-    }
+    const { timestamp, result, durationMs } = await deps.pool.run(async () => {
+      // Signed when the slot is free: webhook-timestamp is the time of the send, not of the wait for a slot.
+      const account = store.data.accounts[delivery.account_id];
+      const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': 'Svc-Webhook/1.0',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body),
+      };
+      const started = clock.wallNow();
+      let result: Pick<DeliveryAttempt, 'status_code' | 'error' | 'response_excerpt'>;
+      try {
+        const answer = await deps.send({ url: delivery.url, headers, body: delivery.body, timeoutMs: deps.timeoutMs });
+        result = { status_code: answer.status, error: null, response_excerpt: answer.excerpt };
+      } catch (err) {
+        result = { status_code: null, error: (err as Error).message, response_excerpt: '' };
+      }
+      return { timestamp, result, durationMs: clock.wallNow() - started };
+    });
     const record: DeliveryAttempt = {
       number: delivery.attempts.length + 1,
       kind,
       at: formatTime(atMs),
       webhook_timestamp: timestamp,
       ...result,
-      duration_ms: clock.wallNow() - started,
+      duration_ms: durationMs,
       ok: result.status_code !== null && result.status_code >= 200 && result.status_code < 300,
     };
     delivery.attempts.push(record);
@@ -83,30 +103,58 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       delivery.status = 'delivered';
       delivery.next_attempt_ms = null;
     }
+    logAttempt(delivery, record);
     return record;
   }
 
-  /** An automatic attempt: on failure, the next one is scheduled from the time of this failure. */
-  async function automatic(messageId: string): Promise<void> {
+  function logAttempt(delivery: StoredDelivery, record: DeliveryAttempt): void {
+    const fields = {
+      task_id: delivery.task_id,
+      account: delivery.account_id,
+      message_id: delivery.id,
+      attempt: record.number,
+      kind: record.kind,
+      ...(record.status_code !== null ? { status: record.status_code } : { error: record.error }),
+      duration_ms: record.duration_ms,
+    };
+    if (record.ok) deps.logger?.debug(`callback ${delivery.type} delivered`, fields);
+    else deps.logger?.info(`callback ${delivery.type} failed`, fields);
+  }
+
+  /**
+   * An automatic attempt, started now at its due time (a clock job, or at once when a task ends); on failure the
+   * next one is scheduled from the time of this failure.
+   */
+  function automatic(messageId: string, dueMs: number): void {
     const delivery = store.data.deliveries[messageId];
     if (!delivery || delivery.status !== 'pending') return;
-    const record = await attempt(delivery, 'automatic');
-    // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and the
-    // failure must not mark a delivered message `failed` or give it a next attempt.
-    if (!record.ok && delivery.status === 'pending') {
-      const done = delivery.attempts.filter((a) => a.kind === 'automatic').length;
-      const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.now()) : null;
-      delivery.next_attempt_ms = next;
-      if (next === null) delivery.status = 'failed';
-      else schedule(delivery);
-    }
-    await store.commit();
+    const outcome = attempt(delivery, 'automatic', dueMs).then(async (record) => {
+      // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and
+      // the failure must not mark a delivered message `failed` or give it a next attempt.
+      if (!record.ok && delivery.status === 'pending') {
+        const done = delivery.attempts.filter((a) => a.kind === 'automatic').length;
+        const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.endOf(dueMs)) : null;
+        delivery.next_attempt_ms = next;
+        if (next === null) delivery.status = 'failed';
+        else schedule(delivery);
+      }
+      await store.commit();
+    });
+    // Refused by a shutdown, the attempt was never made: the message stays due, and resumes after a restart.
+    clock.track(outcome.catch((err: unknown) => (err instanceof PoolClosed ? undefined : deps.onError(err))), dueMs + FIRST_RETRY_MS);
   }
 
   function schedule(delivery: StoredDelivery): void {
     if (delivery.next_attempt_ms === null) return;
     const { id } = delivery;
-    clock.at(delivery.next_attempt_ms, () => automatic(id));
+    clock.at(delivery.next_attempt_ms, (dueMs) => automatic(id, dueMs));
+  }
+
+  /** A send outside the automatic schedule, awaited by its caller; tracked so a shutdown waits for it. */
+  function manual(delivery: StoredDelivery, kind: 'resend' | 'manual'): Promise<DeliveryAttempt> {
+    const sent = attempt(delivery, kind, clock.now());
+    clock.track(sent);
+    return sent;
   }
 
   function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number): StoredDelivery {
@@ -142,9 +190,9 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       const type = `task.${stored.task.status}` as DeliveryType;
       const delivery = create(account, type, url, stored.task, stored.task.id, atMs);
       delivery.next_attempt_ms = atMs;
-      schedule(delivery);
-      // Outside an advance (a cancel through the API) nothing else would run it in manual mode.
-      void clock.runDue();
+      // Due now: started at once, inside the job or request that ended the task (in manual mode nothing would
+      // run a job scheduled now outside an advance).
+      automatic(delivery.id, atMs);
     },
     resume() {
       for (const delivery of Object.values(store.data.deliveries)) {
@@ -153,7 +201,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     },
     async resend(messageId) {
       const delivery = deliveryOf(messageId);
-      await attempt(delivery, 'resend');
+      await manual(delivery, 'resend');
       await store.commit();
       return delivery;
     },
@@ -167,7 +215,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
         message: 'This is a test event from svc-emulator.',
         account_webhook: true,
       }, null, clock.now());
-      const record = await attempt(delivery, 'manual');
+      const record = await manual(delivery, 'manual');
       if (!record.ok) delivery.status = 'failed';
       await store.commit();
       return delivery;
@@ -180,5 +228,6 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       ];
       account.webhook_secret = ids.webhookSecret(deps.random);
     },
+    stop: () => deps.pool.close(),
   };
 }

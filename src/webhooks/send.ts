@@ -46,23 +46,31 @@ export function createSender(allowInsecure: boolean): Send {
         headers: { ...outgoing.headers, 'Content-Length': Buffer.byteLength(outgoing.body) },
         ...(allowInsecure ? {} : { lookup: guardedLookup }),
       });
-      // The whole answer must come within the limit, not just the first byte.
-      const timer = setTimeout(() => fail(new Error(`no answer within ${outgoing.timeoutMs} ms`)), outgoing.timeoutMs);
+      // The status line must come within the limit; the body may trickle after it (the reference: "return any
+      // 2xx within 10 seconds"). What the body has sent by the deadline, or its first 1 KB, is the excerpt.
+      let atDeadline = (): void => fail(new Error(`no answer within ${outgoing.timeoutMs} ms`));
+      const timer = setTimeout(() => atDeadline(), outgoing.timeoutMs);
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let length = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (length < EXCERPT_BYTES) chunks.push(chunk);
-          length += chunk.length;
-        });
-        res.on('error', fail);
-        res.on('end', () => {
+        const done = (): void => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') });
+          req.destroy();
+        };
+        atDeadline = done;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          length += chunk.length;
+          if (length >= EXCERPT_BYTES) done();
         });
+        // A receiver that cuts its body short after a 2xx status line has still answered.
+        res.on('error', done);
+        res.on('close', done);
+        res.on('end', done);
       });
       req.end(outgoing.body);
     });

@@ -106,3 +106,68 @@ describe('real clock speed', () => {
     expect(() => createClock({ mode: 'manual', startMs: T0 }).setSpeed(2)).toThrow(RangeError);
   });
 });
+
+describe('work in flight beside the clock', () => {
+  const deferred = () => {
+    let resolve = (): void => undefined;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+
+  it('runs jobs due before a hold while the work is in flight, and stops short of the hold until it settles', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const work = deferred();
+    const seen: string[] = [];
+    clock.at(T0, () => {
+      clock.track(
+        work.promise.then(() => {
+          // What the outcome schedules (a retry 60 s after the start) still runs inside the jump, at its time.
+          clock.at(clock.endOf(T0) + 60_000, (at) => void seen.push(`retry@${(at - T0) / 1000}`));
+        }),
+        T0 + 60_000,
+      );
+    });
+    clock.at(T0 + 30_000, (at) => void seen.push(`job@${(at - T0) / 1000}`));
+    clock.at(T0 + 90_000, (at) => void seen.push(`job@${(at - T0) / 1000}`));
+    const advanced = clock.advance(120_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['job@30']);
+    expect(clock.now()).toBe(T0 + 30_000);
+    work.resolve();
+    expect(await advanced).toBe(T0 + 120_000);
+    expect(seen).toEqual(['job@30', 'retry@60', 'job@90']);
+  });
+
+  it('resolves an advance only once the work its jobs started has settled, without holding the next advance', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const work = deferred();
+    clock.at(T0, () => clock.track(work.promise, T0 + 60_000));
+    let firstDone = false;
+    const first = clock.advance(0).then(() => (firstDone = true));
+    expect(await clock.advance(10_000)).toBe(T0 + 10_000);
+    expect(firstDone).toBe(false);
+    work.resolve();
+    await first;
+    expect(firstDone).toBe(true);
+  });
+
+  it('ends work on the manual clock when it began, and on the real clock at the time it settles', async () => {
+    expect(createClock({ mode: 'manual', startMs: T0 }).endOf(T0 - 5_000)).toBe(T0 - 5_000);
+    const real = createClock({ mode: 'real', startMs: T0 });
+    expect(real.endOf(T0 - 5_000)).toBeGreaterThanOrEqual(T0);
+    await real.stop();
+  });
+
+  it('lets runDue and stop wait for work in flight', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const work = deferred();
+    clock.track(work.promise);
+    let settled = false;
+    const ran = clock.runDue().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    work.resolve();
+    await ran;
+    await clock.stop();
+  });
+});
