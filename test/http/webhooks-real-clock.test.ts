@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { newAccount, socialNote, START, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
-import { failFirst, hang, ioUntil, startReceiver } from '../support/receiver.ts';
+import { answerAfter, failFirst, hang, ioUntil, startBlackHole, startReceiver, trickleBody } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
 
 // The real clock (the default of `npm start`) with receivers that hang. Wall time is vitest's fake time, so it
@@ -100,4 +100,40 @@ it('sends each retry at its own virtual time inside a jump of the real clock, no
     ['2026-11-23T09:01:00+08:00', 500],
     ['2026-11-23T09:06:00+08:00', 200],
   ]);
+});
+
+it.each([
+  ['a receiver that never answers', 'hang', null],
+  ['a port that accepts the connection and never reads', 'black hole', null],
+  ['a 200 that comes after the timeout', 'slow status', null],
+  ['a 200 status line at once with a body that trickles past the timeout', 'slow body', 200],
+] as const)('on the real clock, judges %s by the status line within 10 s', async (_what, kind, status) => {
+  t = await startEmulator({ clock: 'real', allowInsecureWebhooks: true, webhookTimeoutMs: 10_000 });
+  let url: string;
+  if (kind === 'black hole') {
+    const hole = await startBlackHole();
+    receivers.push({ url: hole.url, received: [], close: hole.close });
+    url = hole.url;
+  } else {
+    url = (await receiver(kind === 'hang' ? hang : kind === 'slow status' ? answerAfter(15_000) : trickleBody(15_000))).url;
+  }
+  const owner = await accountCallingBack(url);
+  const id = await submit(owner.api, 'instant');
+  await vi.advanceTimersByTimeAsync(0);
+  if (kind !== 'black hole') expect(await ioUntil(() => receivers.at(-1)?.received.length === 1)).toBe(true);
+  if (status === 200) {
+    // The status line decided it; what of the body came by the deadline is kept as the excerpt.
+    await wallSeconds(10);
+    expect(await ioUntil(() => messageOf(id)?.status === 'delivered')).toBe(true);
+    expect(messageOf(id)?.next_attempt_ms).toBeNull();
+    expect(messageOf(id)?.attempts).toEqual([expect.objectContaining({ at: '2026-11-23T09:00:00+08:00', status_code: 200, ok: true, response_excerpt: 'accepted;' })]);
+    return;
+  }
+  await wallSeconds(9);
+  expect(messageOf(id)?.attempts).toEqual([]);
+  await wallSeconds(1);
+  expect(await ioUntil(() => messageOf(id)?.attempts.length === 1)).toBe(true);
+  expect(messageOf(id)?.attempts[0]).toMatchObject({ at: '2026-11-23T09:00:00+08:00', status_code: null, ok: false, error: 'no answer within 10000 ms' });
+  // Failed at 09:00:10: retried at 09:01:10.
+  expect(messageOf(id)?.next_attempt_ms).toBe(T0 + 70_000);
 });
