@@ -50,7 +50,7 @@ export function createApp(deps: AppDeps): Express {
   // Every /v1 request leaves a call record, those refused by authentication included.
   v1.use(callRecords(deps));
   // Authentication comes before reading the body: a bad key is refused whatever it sent.
-  v1.use(apiKeyAuth(deps.store));
+  v1.use(apiKeyAuth(deps.db));
   v1.use(readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : deps.config.bodyLimit)));
   // The order of checks: authentication, signing, rate, model permission, validation, quota, points, concurrency.
   v1.use(requestSigning(deps));

@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { isEmpty, seedStore } from './accounts/index.ts';
+import { repositories } from './db.ts';
+import type { Db } from './db.ts';
 import { createApp } from './app.ts';
 import { createClock } from './clock/index.ts';
 import type { Clock, ClockMode } from './clock/index.ts';
@@ -10,7 +12,7 @@ import { createContract } from './contract/index.ts';
 import type { Contract } from './contract/index.ts';
 import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
-import type { AppConfig } from './http/index.ts';
+import type { AppConfig, AppDeps } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
@@ -23,12 +25,14 @@ import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
 import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
 import type { ServerLimits } from './server/index.ts';
-import { openStore } from './store/index.ts';
+import { checkStoreInBackground, damageMessage, openStore, storeFileKind, StoreOpenError } from './store/index.ts';
+import { exportState, importState, readJournalStore, readStateFile, setJournalStoreAside, writeStateFile } from './state/index.ts';
+import type { StateDocument } from './state/index.ts';
 import type { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
 
 export interface EmulatorOptions {
-  /** JSON file for the store; without it the store lives in memory. */
+  /** SQLite file for the store; without it the store lives in memory. */
   db?: string;
   clock?: ClockMode;
   /** Real clock only: run this many times faster than the wall clock. */
@@ -46,10 +50,19 @@ export interface EmulatorOptions {
   fileRetentionSeconds?: number;
   /** Seconds a finished callback message stays listed and resendable; default 30 days. */
   deliveryRetentionSeconds?: number;
-  /** File store: wait for the disk (fdatasync) on every journal write. */
+  /** File store: wait for the disk on every commit (survives a power cut, not only a killed process). */
   storeSync?: boolean;
-  /** File store: journal bytes that start a compaction, at least; default 64 MB (or the snapshot's size). */
-  compactAfterBytes?: number;
+  /**
+   * A store of the journal engine before SQLite, imported once when `db` is missing (`db` itself may be one: its
+   * files are set aside in `db.journal-store/` and the SQLite store takes its place).
+   */
+  journalStore?: string;
+  /** A state document (`POST /_emulator/state/export`) that replaces whatever the store holds at start. */
+  importState?: string;
+  /** Where `close()` writes the state document, last before the store closes. */
+  exportOnExit?: string;
+  /** File stores up to this size are checked before they open, larger ones after (default 64 MB). */
+  storeCheckAtOpenBytes?: number;
   /** The address result files are served under; default: the address `listen` binds. */
   publicUrl?: string;
   /** Real milliseconds a callback receiver has to answer; default 10000 (the reference's limit). */
@@ -78,6 +91,8 @@ export interface Emulator {
   app: Express;
   clock: Clock;
   store: Store;
+  /** The store's repositories, one per kind of record. */
+  db: Db;
   contract: Contract;
   engine: TaskEngine;
   adminToken: string;
@@ -94,38 +109,56 @@ export interface Emulator {
 
 /** Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const store = await openStore(
-    options.db
-      ? { path: options.db, sync: options.storeSync ?? false, ...(options.compactAfterBytes !== undefined ? { compactAfterBytes: options.compactAfterBytes } : {}) }
-      : {},
-  );
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
+  const journal = options.db ? await journalToImport(options.db, options.journalStore) : null;
+  const store = openStore({
+    ...(options.db ? { path: options.db } : {}),
+    sync: options.storeSync ?? false,
+    ...(options.storeCheckAtOpenBytes !== undefined ? { checkAtOpenBytes: options.storeCheckAtOpenBytes } : {}),
+    onEffectError: (err) => log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`),
+  });
+  const db = repositories(store);
+  if (journal) {
+    store.transaction(() => importState(db, journal.state));
+    warn(`imported the journal store ${journal.from} (${journal.state.tasks.length} tasks, ${journal.state.accounts.length} accounts)${journal.aside ? `; its files are in ${journal.aside}` : ''}`);
+  }
+  if (options.importState) {
+    const state = await readStateFile(options.importState);
+    store.transaction(() => importState(db, state));
+  }
+  const storedClock = store.meta.get<number>('clock_ms');
   const clock = createClock({
     mode: options.clock ?? 'real',
     onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
     ...(options.speed !== undefined ? { speed: options.speed } : {}),
     ...(options.startTime !== undefined ? { startMs: new Date(options.startTime).getTime() } : {}),
     // Virtual time never runs backwards across a restart: tasks already stored keep their order.
-    ...(store.data.clock_ms !== null ? { notBeforeMs: store.data.clock_ms } : {}),
+    ...(storedClock !== undefined ? { notBeforeMs: storedClock } : {}),
   });
   // Checked now, so that bad limits fail the start rather than the first listen.
   const limits = resolveLimits(options.limits);
-  // The clock's position goes with every write, so a restart never resumes before a time already stored (a
-  // transition the clock ran is written by its job; the advance that ran it may never get to its own commit).
-  store.onWrite((data) => {
-    const now = Math.max(data.clock_ms ?? 0, clock.now());
-    if (data.clock_ms !== now) data.clock_ms = now;
+  // The clock's position goes with every write, so a restart never resumes before a time already stored.
+  let stampedClock = storedClock ?? 0;
+  store.beforeCommit(() => {
+    const now = clock.now();
+    if (now <= stampedClock) return;
+    store.meta.set('clock_ms', now);
+    stampedClock = now;
   });
   // A seed gives the same ids on every fresh store; on a store that already holds some, each start draws from
   // its own sequence, or it would hand out the ids the last run used.
-  store.data.starts = (store.data.starts ?? 0) + 1;
-  const random = createRandom(options.seed === undefined || store.data.starts === 1 ? options.seed : `${options.seed}#${store.data.starts}`);
+  const starts = store.transaction(() => {
+    const count = (store.meta.get<number>('starts') ?? 0) + 1;
+    store.meta.set('starts', count);
+    return count;
+  });
+  const random = createRandom(options.seed === undefined || starts === 1 ? options.seed : `${options.seed}#${starts}`);
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
   const contract = createContract();
-  const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), () => store.data.scenarios);
+  const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), db.scenarios);
   const blobs = createBlobStore(options.db ? join(dirname(options.db), 'files') : null);
-  const files = createFileKeeper(clock, store, blobs);
+  const files = createFileKeeper(clock, db, blobs);
   const config: AppConfig = {
     adminToken,
     allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
@@ -134,10 +167,22 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     publicUrl: options.publicUrl ?? 'http://127.0.0.1:4010',
     fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
     recordContent: options.recordContent ?? false,
+    storeDamage: null,
   };
+  if (store.backgroundCheck && store.path) {
+    const path = store.path;
+    checkStoreInBackground(path).then(
+      (problems) => {
+        if (problems.length === 0) return;
+        config.storeDamage = damageMessage(path, problems);
+        log(config.storeDamage);
+      },
+      (err: unknown) => log(`the store check could not run: ${String(err)}`),
+    );
+  }
   const engine = createTaskEngine({
     clock,
-    store,
+    db,
     random,
     models: contract.taskModels,
     files,
@@ -146,14 +191,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     logger: options.logger ?? null,
   });
 
-  if (isEmpty(store.data)) {
-    seedStore(store.data, random, clock.now());
-    await store.commit();
-  }
+  if (isEmpty(db)) store.transaction(() => seedStore(db, random, clock.now()));
 
   const webhooks = createWebhooks({
     clock,
-    store,
+    db,
     random,
     send: options.send ?? createSender(config.allowInsecureWebhooks),
     pool: createSendPool(options.webhookConcurrency),
@@ -163,30 +205,61 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     onError: (err) => log(`a callback attempt could not be recorded: ${String((err as Error)?.stack ?? err)}`),
   });
   const concurrency = createConcurrency();
-  concurrency.rebuild(store.data);
-  const interrupted = refundInterruptedTextCalls(store, clock.now());
+  concurrency.rebuild(db.tasks.unfinished());
+  const interrupted = refundInterruptedTextCalls(db, clock.now());
   if (interrupted.length > 0) {
     warn(`refunded ${interrupted.length} text call(s) the last run stopped in the middle of: ${interrupted.slice(0, 5).join(', ')}`);
-    await store.commit();
   }
   // Finished work stops counting toward concurrency; the key's quota keeps only what was charged.
   engine.onTerminal((stored, atMs) => {
-    const key = stored.key ? store.data.keys[stored.key] : null;
+    const key = stored.key ? (db.keys.get(stored.key) ?? null) : null;
     const taken = { points: stored.quota_taken ?? stored.task.points.frozen, atMs: stored.created_ms };
-    finished(concurrency, key, stored.account_id, taken, stored.task.points.charged, atMs);
+    finished(db, concurrency, key, stored.account_id, taken, stored.task.points.charged, atMs);
   });
   engine.onTerminal(webhooks.taskFinished);
   engine.resume();
   files.resume();
   webhooks.resume();
-  const records = keepRecordsFor30Days(clock, store);
-  keepDeliveriesFor(clock, store, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
+  keepRecordsFor30Days(clock, db);
+  keepDeliveriesFor(clock, db, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
+  const rateLimiter = createRateLimiter();
+
+  /**
+   * Everything stored replaced at once (a reset, a state import), in one transaction; then every cache built
+   * from the store follows it, and the work the new records hold is scheduled.
+   */
+  const replaceAll = (fill: () => void): { accounts: number; keys: number; tasks: number } =>
+    store.transaction(() => {
+      store.wipe();
+      // Ledger ids start again from 1: the check for interrupted text calls starts again with them.
+      store.meta.set('ledger_checked', 0);
+      fill();
+      store.afterCommit(() => {
+        blobs.clear();
+        concurrency.rebuild(db.tasks.unfinished());
+        rateLimiter.clear();
+        engine.resume();
+        files.resume();
+        webhooks.resume();
+      });
+      const accounts = db.accounts.all();
+      return {
+        accounts: accounts.length,
+        keys: accounts.reduce((sum, a) => sum + db.keys.ofAccount(a.id).length, 0),
+        tasks: db.tasks.count(),
+      };
+    });
+  const state: AppDeps['state'] = {
+    reset: () => replaceAll(() => seedStore(db, random, clock.now())),
+    export: () => exportState(db, clock.now()),
+    import: (document) => replaceAll(() => importState(db, document)),
+  };
 
   // The app's latency waits end at once when closing, so paced streams finish inside the grace period.
   const pacing = hurriable(clock);
   const app = createApp({
     clock: pacing.clock,
-    store,
+    db,
     random,
     contract,
     log,
@@ -200,9 +273,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     webhooks,
     resolveHost: options.resolveHost ?? resolveWithDns,
     concurrency,
-    rateLimiter: createRateLimiter(),
+    rateLimiter,
     nonces: createNonceCache(),
-    records,
+    state,
   });
 
   let closeServer: ((graceMs: number) => Promise<number>) | null = null;
@@ -211,6 +284,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     app,
     clock,
     store,
+    db,
     contract,
     engine,
     adminToken,
@@ -243,11 +317,29 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         }
         webhooks.stop();
         await clock.stop();
-        // Last: closing the store closes its journal, and no commit may follow.
-        await store.close();
+        if (options.exportOnExit) await writeStateFile(options.exportOnExit, exportState(db, clock.now()));
+        // Last: no transaction may follow.
+        store.close();
       })();
       return closing;
     },
   };
   return emulator;
+}
+
+/**
+ * The journal store to import before the store opens, if any: `db` itself when it is one (its files are set
+ * aside first), else `journalStore` when `db` does not exist yet.
+ */
+async function journalToImport(db: string, journalStore: string | undefined): Promise<{ state: StateDocument; from: string; aside: string | null } | null> {
+  const kind = storeFileKind(db);
+  const from = kind === 'journal' ? db : kind === 'missing' && journalStore && storeFileKind(journalStore) === 'journal' ? journalStore : null;
+  if (!from) return null;
+  let state: StateDocument;
+  try {
+    state = await readJournalStore(from);
+  } catch (err) {
+    throw new StoreOpenError(`${from}: the journal store cannot be imported: ${(err as Error).message}`);
+  }
+  return { state, from, aside: from === db ? setJournalStoreAside(db) : null };
 }

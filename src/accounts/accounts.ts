@@ -1,11 +1,11 @@
 import { applyMovement, toPoints, ZERO } from '../billing/index.ts';
 import type { LedgerKind, Points } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
+import type { Db } from '../db.ts';
 import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoreData, StoredAccount, StoredKey } from '../store/index.ts';
-import { entry } from '../store/index.ts';
+import type { StoredAccount, StoredKey } from './records.ts';
 
 export interface NewAccount {
   id?: string;
@@ -14,8 +14,10 @@ export interface NewAccount {
   webhook_secret?: string;
 }
 
+type Accounts = Pick<Db, 'accounts' | 'ledger'>;
+
 /** Creates an account, funding it through the ledger so `funded = available + frozen + charged` holds. */
-export function createAccount(data: StoreData, random: Random, nowMs: number, spec: NewAccount): StoredAccount {
+export function createAccount(db: Accounts, random: Random, nowMs: number, spec: NewAccount): StoredAccount {
   const id = spec.id ?? ids.accountId(random);
   const account: StoredAccount = {
     id,
@@ -26,29 +28,27 @@ export function createAccount(data: StoreData, random: Random, nowMs: number, sp
     webhook_secret: spec.webhook_secret ?? ids.webhookSecret(random),
     created_at: formatTime(nowMs),
   };
-  data.accounts[id] = account;
+  db.accounts.put(account);
   const points = toPoints(spec.points ?? ZERO);
-  if (points !== ZERO) move(data, id, { kind: 'fund', points, atMs: nowMs });
-  // The stored one, not `account`: changes through it are tracked (see store/changes.ts).
-  return data.accounts[id] as StoredAccount;
+  return points === ZERO ? account : move(db, id, { kind: 'fund', points, atMs: nowMs });
 }
 
-export function createKey(data: StoreData, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
+export function createKey(db: Pick<Db, 'keys'>, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
   const record: StoredKey = { key: key ?? ids.apiKey(random), account_id: accountId, created_at: formatTime(nowMs) };
-  data.keys[record.key] = record;
-  return data.keys[record.key] as StoredKey;
+  db.keys.put(record);
+  return record;
 }
 
-export function findAccount(data: StoreData, id: string): StoredAccount {
-  const account = entry(data.accounts, id);
+export function findAccount(db: Pick<Db, 'accounts'>, id: string): StoredAccount {
+  const account = db.accounts.get(id);
   if (!account) throw new ApiError('not_found', `No account '${id}'.`);
   return account;
 }
 
 /** The account a key belongs to, or undefined for a missing or unknown key. */
-export function accountForKey(data: StoreData, key: string): StoredAccount | undefined {
-  const record = entry(data.keys, key);
-  return record ? data.accounts[record.account_id] : undefined;
+export function accountForKey(db: Pick<Db, 'accounts' | 'keys'>, key: string): StoredAccount | undefined {
+  const record = db.keys.get(key);
+  return record ? db.accounts.get(record.account_id) : undefined;
 }
 
 export interface Move {
@@ -63,18 +63,14 @@ export interface Move {
 }
 
 /**
- * Moves points on an account and writes the ledger entry. Throws (insufficient_points on a freeze) before
- * changing anything.
+ * Moves points on an account and writes the ledger entry; returns the account as stored now. Throws
+ * (insufficient_points on a freeze) before changing anything.
  */
-export function move(data: StoreData, accountId: string, m: Move): void {
-  const account = findAccount(data, accountId);
-  const next = applyMovement(account, m.kind, m.points, m.overdraw ?? false);
-  account.available = next.available;
-  account.frozen = next.frozen;
-  account.charged = next.charged;
-  data.seq += 1;
-  data.ledger.push({
-    id: data.seq,
+export function move(db: Accounts, accountId: string, m: Move): StoredAccount {
+  const account = findAccount(db, accountId);
+  const moved = { ...account, ...applyMovement(account, m.kind, m.points, m.overdraw ?? false) };
+  db.accounts.put(moved);
+  db.ledger.append({
     account_id: accountId,
     kind: m.kind,
     points: m.points,
@@ -82,4 +78,5 @@ export function move(data: StoreData, accountId: string, m: Move): void {
     ...(m.callId ? { call_id: m.callId } : {}),
     at: formatTime(m.atMs),
   });
+  return moved;
 }

@@ -1,9 +1,11 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
+import { StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
 import { conformance, CONFORMANCE_HELP, parseConformanceOptions } from './conformance.ts';
 import { parseReceiveOptions, receive, RECEIVE_HELP } from './receive.ts';
 import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
 import { start } from './start.ts';
+import { STORE_HELP, storeCommand } from './store.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
 
@@ -13,10 +15,12 @@ Commands:
   start     run the emulator (svc-emulator start --help for its options)
   receive   a local callback receiver that verifies signatures (svc-emulator receive --help)
   conformance  check a deployment against the contract (svc-emulator conformance --help)
+  store     check, back up, restore or export a store file (svc-emulator store --help)
 
 ${START_HELP}
 ${RECEIVE_HELP}
-${CONFORMANCE_HELP}`;
+${CONFORMANCE_HELP}
+${STORE_HELP}`;
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -29,6 +33,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'start') return await start(parseStartOptions(rest, process.env));
     if (command === 'receive') return await receive(parseReceiveOptions(rest, process.env));
     if (command === 'conformance') process.exit(await conformance(parseConformanceOptions(rest)));
+    if (command === 'store') process.exit(await storeCommand(rest));
     throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   } catch (err) {
     if (err instanceof HelpRequested) {
@@ -37,6 +42,10 @@ async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof ScenarioFileError) {
       console.error(`svc-emulator: bad scenario file: ${err.message}`);
+      process.exit(2);
+    }
+    if (err instanceof StoreOpenError) {
+      console.error(`svc-emulator: ${err.message}`);
       process.exit(2);
     }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -36,14 +36,20 @@ interface Flag {
  * config-file key (the flag's name), its check and its help line. Flags beat the environment, which beats the
  * config file, which beats the defaults.
  */
+/** Where `start` keeps its store unless told otherwise. */
+export const DEFAULT_DB = './.svc-emulator/store.db';
+/** Where it kept it before the store moved to SQLite: imported once, on the first start after the move. */
+const JOURNAL_DEFAULT_DB = './.svc-emulator/db.json';
+
 const FLAGS: Flag[] = [
   { name: 'config', kind: 'string', value: 'FILE', help: 'a JSON or YAML file of these options (keys as the flags)' },
   { name: 'host', kind: 'string', value: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   { name: 'port', kind: 'port', value: 'PORT', help: 'port (0 picks a free one)', default: '4010' },
-  { name: 'db', kind: 'string', value: 'PATH', help: 'store file (snapshot; its journals go beside it)', default: './.svc-emulator/db.json' },
+  { name: 'db', kind: 'string', value: 'PATH', help: 'store file (SQLite; one emulator at a time)', default: DEFAULT_DB },
   { name: 'memory', kind: 'boolean', help: 'keep the store in memory only' },
-  { name: 'store-sync', kind: 'boolean', help: 'wait for the disk on every journal write (survives power loss, slower)' },
-  { name: 'compact-after-mb', kind: 'positive', value: 'N', help: 'journal size that starts a compaction, at least (or the snapshot size)', default: '64' },
+  { name: 'store-sync', kind: 'boolean', help: 'wait for the disk on every commit (survives power loss, slower)' },
+  { name: 'import', kind: 'string', value: 'FILE', help: 'start from a state document (replaces what the store holds)' },
+  { name: 'export-on-exit', kind: 'string', value: 'FILE', help: 'write the state document to FILE when the emulator stops' },
   { name: 'clock', kind: { oneOf: ['real', 'manual'] }, value: 'real|manual', help: 'real follows wall time; manual stands still until advanced', default: 'real' },
   { name: 'speed', kind: 'positive', value: 'N', help: 'real clock only: run N times faster', default: '1' },
   { name: 'admin-token', kind: 'string', value: 'T', help: 'control API token', default: 'random, printed' },
@@ -112,7 +118,7 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
   };
   if (values['memory'] && values['db'] !== undefined) throw new UsageError('--db and --memory exclude each other');
   const port = (get('port') as number | undefined) ?? 4010;
-  const db = get('memory') ? undefined : ((get('db') as string | undefined) ?? './.svc-emulator/db.json');
+  const db = get('memory') ? undefined : ((get('db') as string | undefined) ?? DEFAULT_DB);
   const optional = <T>(name: string, key: keyof StartOptions, map: (v: never) => T = (v) => v as T): Partial<StartOptions> => {
     const value = get(name);
     return value === undefined ? {} : { [key]: map(value as never) };
@@ -126,6 +132,9 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     logLevel: ((get('log-level') as string | undefined) ?? 'info') as LogLevel,
     logFormat: ((get('log-format') as string | undefined) ?? 'pretty') as 'pretty' | 'json',
     ...(db !== undefined ? { db } : {}),
+    ...(db === DEFAULT_DB ? { journalStore: JOURNAL_DEFAULT_DB } : {}),
+    ...optional('import', 'importState'),
+    ...optional('export-on-exit', 'exportOnExit'),
     ...optional('speed', 'speed'),
     ...optional('admin-token', 'adminToken'),
     ...optional('seed', 'seed'),
@@ -134,7 +143,6 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...optional('file-retention-hours', 'fileRetentionSeconds', (v: number) => v * 3600),
     ...optional('delivery-retention-hours', 'deliveryRetentionSeconds', (v: number) => v * 3600),
     ...optional('store-sync', 'storeSync'),
-    ...optional('compact-after-mb', 'compactAfterBytes', (v: number) => Math.round(v * 1024 * 1024)),
     ...optional('webhook-timestamps', 'webhookTimestamps'),
     ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
     ...optional('webhook-concurrency', 'webhookConcurrency'),

@@ -21,8 +21,8 @@ export async function start(options: StartOptions): Promise<void> {
   // Before listening: whoever sees the address may signal at once.
   if (closeOnSignal(emulator)) return;
   const url = await emulator.listen(options.port, options.host);
-  const demo = Object.values(emulator.store.data.keys).filter((k) => k.account_id === 'acct_demo');
-  const account = emulator.store.data.accounts['acct_demo'];
+  const demo = emulator.db.keys.ofAccount('acct_demo');
+  const account = emulator.db.accounts.get('acct_demo');
   const lines = [
     `svc-emulator ${VERSION} listening on ${url}`,
     `  store        ${emulator.store.kind === 'file' ? emulator.store.path : 'memory'}`,

@@ -1,11 +1,12 @@
 export { createBlobStore } from './blobs.ts';
 export type { BlobStore } from './blobs.ts';
 export { kindOf, mimeFromName } from './kinds.ts';
-export { addFile, fileView, fileUrl, fileByName, ownFile, removeFile, FILES_PATH } from './registry.ts';
+export { addFile, fileView, fileUrl, fileByName, ownFile, FILES_PATH } from './registry.ts';
 export type { NewFile } from './registry.ts';
 export { checkFileParams, fileOf } from './params.ts';
 export type { FileRule, FileCheckContext } from './params.ts';
 export { createFileKeeper } from './expiry.ts';
 export type { FileKeeper } from './expiry.ts';
+export type { StoredFile, FilesRepo } from './records.ts';
 export { fixtureBytes, fixtureSize, SAMPLE_VIDEO } from './fixtures.ts';
 export type { MediaFixture } from './fixtures.ts';

@@ -1,5 +1,6 @@
 import type { ErrorDetail } from '../errors/index.ts';
-import type { StoreData, StoredFile } from '../store/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredFile } from './records.ts';
 import { ownFile } from './registry.ts';
 
 /** What a model's input schema says of a file parameter (`x-file` in openapi/service.yaml). */
@@ -13,7 +14,7 @@ export interface FileRule {
 }
 
 export interface FileCheckContext {
-  data: StoreData;
+  db: Pick<Db, 'files'>;
   accountId: string;
   publicUrl: string;
   nowMs: number;
@@ -41,7 +42,7 @@ export function checkFileParams(
     let totalSeconds = 0;
     addresses.forEach((address, i) => {
       const field = Array.isArray(value) ? `${prefix}.${name}[${i}]` : `${prefix}.${name}`;
-      const { file, own } = ownFile(ctx.data, address, ctx.publicUrl);
+      const { file, own } = ownFile(ctx.db, address, ctx.publicUrl);
       if (!own) {
         if (!address.startsWith('https://')) {
           details.push({ field, message: 'must be a file address from POST /v1/files or a public https address' });
@@ -78,6 +79,6 @@ function fileProblem(rule: FileRule, file: StoredFile): string | null {
 }
 
 /** The emulator's own file behind a parameter value, if any (for settlement on actual durations). */
-export function fileOf(data: StoreData, address: unknown, publicUrl: string): StoredFile | undefined {
-  return typeof address === 'string' ? ownFile(data, address, publicUrl).file : undefined;
+export function fileOf(db: Pick<Db, 'files'>, address: unknown, publicUrl: string): StoredFile | undefined {
+  return typeof address === 'string' ? ownFile(db, address, publicUrl).file : undefined;
 }

@@ -1,8 +1,8 @@
 import { formatTime } from '../clock/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoreData, StoredFile } from '../store/index.ts';
-import { entry } from '../store/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredFile } from './records.ts';
 import { extensionOf, kindOf } from './kinds.ts';
 
 /** Where the emulator's own files are served: `{public url}/files/{name}`. */
@@ -20,10 +20,8 @@ export interface NewFile {
 }
 
 /** Records a file under a fresh `file_<number>` id and an unguessable name. */
-export function addFile(data: StoreData, random: Random, nowMs: number, retentionMs: number, spec: NewFile): StoredFile {
-  data.seq += 1;
-  const file: StoredFile = {
-    id: `file_${data.seq}`,
+export function addFile(db: Pick<Db, 'files'>, random: Random, nowMs: number, retentionMs: number, spec: NewFile): StoredFile {
+  return db.files.insert({
     account_id: spec.accountId,
     name: `${ids.fileName(random)}.${extensionOf(spec.mimeType)}`,
     filename: spec.filename,
@@ -36,11 +34,7 @@ export function addFile(data: StoreData, random: Random, nowMs: number, retentio
     created_at: formatTime(nowMs),
     expires_ms: nowMs + retentionMs,
     source: spec.source,
-  };
-  data.files[file.id] = file;
-  data.file_names[file.name] = file.id;
-  // The stored one, not `file`: changes through it are tracked (see store/changes.ts).
-  return data.files[file.id] as StoredFile;
+  });
 }
 
 export const fileUrl = (publicUrl: string, file: StoredFile): string => `${publicUrl}${FILES_PATH}${file.name}`;
@@ -64,14 +58,9 @@ export function fileView(file: StoredFile, publicUrl: string): Record<string, un
 }
 
 /** A live file by its served name (expired files are gone even before they are pruned). */
-export function fileByName(data: StoreData, name: string, nowMs: number): StoredFile | undefined {
-  const file = byName(data, name);
+export function fileByName(db: Pick<Db, 'files'>, name: string, nowMs: number): StoredFile | undefined {
+  const file = db.files.byName(name);
   return file && file.expires_ms > nowMs ? file : undefined;
-}
-
-function byName(data: StoreData, name: string): StoredFile | undefined {
-  const id = entry(data.file_names, name);
-  return id === undefined ? undefined : data.files[id];
 }
 
 /**
@@ -79,21 +68,14 @@ function byName(data: StoreData, name: string): StoredFile | undefined {
  * expired. Undefined when the address is not one of the emulator's.
  */
 export function ownFile(
-  data: StoreData,
+  db: Pick<Db, 'files'>,
   address: string,
   publicUrl: string,
 ): { file: StoredFile | undefined; own: boolean } {
   if (/^file_[0-9]+$/.test(address)) {
-    return { file: entry(data.files, address), own: true };
+    return { file: db.files.get(address), own: true };
   }
   const prefix = `${publicUrl}${FILES_PATH}`;
   if (!address.startsWith(prefix)) return { file: undefined, own: false };
-  return { file: byName(data, address.slice(prefix.length)), own: true };
-}
-
-export function removeFile(data: StoreData, id: string): void {
-  const file = data.files[id];
-  if (!file) return;
-  delete data.files[id];
-  delete data.file_names[file.name];
+  return { file: db.files.byName(address.slice(prefix.length)), own: true };
 }

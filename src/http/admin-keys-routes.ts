@@ -7,24 +7,26 @@ import type { SettingsPatch } from '../keys/index.ts';
 import { accountView } from './admin-routes.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
-import { entry } from '../store/index.ts';
 
 /** Keys with their settings, and the account's own cap. @see reference "Authentication" 3 */
 export function adminKeysRoutes(deps: AppDeps): Router {
-  const { contract, store, clock } = deps;
+  const { contract, db, clock } = deps;
   const router = Router(ROUTING);
   const keyOf = (key: string) => {
-    const stored = entry(store.data.keys, key);
+    const stored = db.keys.get(key);
     if (!stored) throw new ApiError('not_found', `No key '${key}'.`);
     return stored;
   };
 
-  router.post('/accounts/:id/keys', async (req, res) => {
-    const account = findAccount(store.data, req.params.id);
+  router.post('/accounts/:id/keys', (req, res) => {
     const patch = contract.body<SettingsPatch>('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
-    const key = createKey(store.data, deps.random, clock.now(), account.id);
-    const secret = applySettings(key, patch, deps.random);
-    await deps.store.commit();
+    const { key, secret } = db.store.transaction(() => {
+      const account = findAccount(db, req.params.id);
+      const created = createKey(db, deps.random, clock.now(), account.id);
+      const signing = applySettings(created, patch, deps.random);
+      db.keys.put(created);
+      return { key: created, secret: signing };
+    });
     res.status(201).json(keyView(key, clock.now(), secret));
   });
 
@@ -32,19 +34,25 @@ export function adminKeysRoutes(deps: AppDeps): Router {
     res.json(keyView(keyOf(req.params.key), clock.now()));
   });
 
-  router.patch('/keys/:key', async (req, res) => {
-    const key = keyOf(req.params.key);
+  router.patch('/keys/:key', (req, res) => {
     const patch = contract.body<SettingsPatch>('admin', 'KeySettings', requireObjectBody(req));
-    const secret = applySettings(key, patch, deps.random);
-    await deps.store.commit();
+    const { key, secret } = db.store.transaction(() => {
+      const stored = keyOf(req.params.key);
+      const signing = applySettings(stored, patch, deps.random);
+      db.keys.put(stored);
+      return { key: stored, secret: signing };
+    });
     res.json(keyView(key, clock.now(), secret));
   });
 
-  router.patch('/accounts/:id', async (req, res) => {
-    const account = findAccount(store.data, req.params.id);
+  router.patch('/accounts/:id', (req, res) => {
     const patch = contract.body<{ concurrency?: number | null }>('admin', 'AccountSettings', requireObjectBody(req));
-    if (patch.concurrency !== undefined) account.concurrency = patch.concurrency;
-    await deps.store.commit();
+    const account = db.store.transaction(() => {
+      const stored = findAccount(db, req.params.id);
+      if (patch.concurrency !== undefined) stored.concurrency = patch.concurrency;
+      db.accounts.put(stored);
+      return stored;
+    });
     res.json(accountView(account));
   });
 

@@ -2,12 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
-import { createAccount, findAccount, seedStore } from '../accounts/index.ts';
+import { createAccount, findAccount } from '../accounts/index.ts';
+import type { StoredAccount } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { emptyData } from '../store/index.ts';
-import type { StoredAccount } from '../store/index.ts';
+import type { StateDocument } from '../state/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
@@ -16,14 +16,17 @@ import { requireObjectBody } from './json-body.ts';
 export function adminHealthRoutes(deps: Pick<AppDeps, 'clock' | 'config'>): Router {
   const router = Router(ROUTING);
   router.get('/health', (_req, res) => {
-    res.json({ status: 'ok', version: deps.config.version, clock: { now: formatTime(deps.clock.now()), mode: deps.clock.mode } });
+    const clock = { now: formatTime(deps.clock.now()), mode: deps.clock.mode };
+    const damage = deps.config.storeDamage;
+    if (damage) return void res.status(503).json({ status: 'damaged', version: deps.config.version, clock, store: damage });
+    res.json({ status: 'ok', version: deps.config.version, clock });
   });
   return router;
 }
 
 /** The emulator's control API under /_emulator, described by openapi/admin.yaml; mounted after adminAuth. */
 export function adminRoutes(deps: AppDeps): Router {
-  const { contract, store, clock } = deps;
+  const { contract, db, clock } = deps;
   const router = Router(ROUTING);
 
   router.get('/clock', (_req, res) => {
@@ -33,7 +36,6 @@ export function adminRoutes(deps: AppDeps): Router {
   router.post('/clock/advance', async (req, res) => {
     const body = contract.body<{ seconds: number }>('admin', 'AdvanceClockRequest', requireObjectBody(req));
     const now = await clock.advance(body.seconds * 1000);
-    await deps.store.commit();
     res.json({ now: formatTime(now), mode: clock.mode });
   });
 
@@ -45,7 +47,8 @@ export function adminRoutes(deps: AppDeps): Router {
       ]);
     }
     clock.setSpeed(body.speed);
-    await deps.store.commit();
+    // The clock's position is stamped on every write: this one has nothing else to say.
+    db.store.transaction(() => undefined);
     res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
   });
 
@@ -59,35 +62,41 @@ export function adminRoutes(deps: AppDeps): Router {
       const problem = await webhookAddressProblemResolved(body.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);
       if (problem) throw new ApiError('invalid_params', `webhook_url ${problem}`, [{ field: 'webhook_url', message: problem }]);
     }
-    const account = createAccount(store.data, deps.random, clock.now(), {
-      points: toPoints(body.points ?? '100000.000'),
-      webhook_url: body.webhook_url ?? null,
-    });
-    await deps.store.commit();
+    const account = db.store.transaction(() =>
+      createAccount(db, deps.random, clock.now(), {
+        points: toPoints(body.points ?? '100000.000'),
+        webhook_url: body.webhook_url ?? null,
+      }),
+    );
     res.status(201).json(accountView(account));
   });
 
   router.get('/accounts', (_req, res) => {
-    res.json({ object: 'list', data: Object.values(store.data.accounts).map(accountView) });
+    res.json({ object: 'list', data: db.accounts.all().map(accountView) });
   });
 
   router.get('/accounts/:id', (req, res) => {
-    res.json(accountView(findAccount(store.data, req.params.id)));
+    res.json(accountView(findAccount(db, req.params.id)));
   });
 
   router.get('/accounts/:id/ledger', (req, res) => {
-    const account = findAccount(store.data, req.params.id);
-    res.json({ object: 'list', data: store.peek().ledger.filter((e) => e.account_id === account.id) });
+    const account = findAccount(db, req.params.id);
+    res.json({ object: 'list', data: db.ledger.ofAccount(account.id) });
   });
 
-  router.post('/reset', async (_req, res) => {
-    const fresh = emptyData();
-    seedStore(fresh, deps.random, clock.now());
-    await store.replace(fresh);
-    deps.blobs.clear();
-    deps.concurrency.rebuild(fresh);
-    deps.rateLimiter.clear();
-    res.json({ ok: true, accounts: Object.keys(fresh.accounts).length, keys: Object.keys(fresh.keys).length });
+  router.post('/reset', (_req, res) => {
+    const { accounts, keys } = deps.state.reset();
+    res.json({ ok: true, accounts, keys });
+  });
+
+  router.post('/state/export', (_req, res) => {
+    res.setHeader('Content-Disposition', 'attachment; filename="svc-emulator-state.json"');
+    res.json(deps.state.export());
+  });
+
+  router.post('/state/import', (req, res) => {
+    const document = contract.body<StateDocument>('admin', 'StateDocument', requireObjectBody(req));
+    res.json({ ok: true, ...deps.state.import(document) });
   });
 
   return router;

@@ -6,7 +6,8 @@ import type { Concurrency, NonceCache, RateLimiter } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import type { Random } from '../random/index.ts';
 import type { ScenarioRegistry } from '../scenarios/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Db } from '../db.ts';
+import type { StateDocument } from '../state/index.ts';
 import type { TaskEngine } from '../tasks/index.ts';
 import type { ResolveHost, Webhooks } from '../webhooks/index.ts';
 
@@ -21,12 +22,15 @@ export interface AppConfig {
   fileRetentionMs: number;
   /** Keep prompts and outputs of text calls in their call records (off by default, as the reference says). */
   recordContent: boolean;
+  /** What the background check found wrong with the store, once it has run; health answers 503 while set. */
+  storeDamage: string | null;
 }
 
 /** Everything the routes need, passed in once by the composition root. */
 export interface AppDeps {
   clock: Clock;
-  store: Store;
+  /** The store and its repositories; a route's changes go in one `db.store.transaction`. */
+  db: Db;
   random: Random;
   contract: Contract;
   config: AppConfig;
@@ -44,6 +48,16 @@ export interface AppDeps {
   concurrency: Concurrency;
   rateLimiter: RateLimiter;
   nonces: NonceCache;
-  /** Call record ids, newest first, without a scan of every record. */
-  records: { newestFirst(): Iterable<string> };
+  /** The whole state at once: wiped and seeded again, written out, or replaced by a document. */
+  state: {
+    reset(): StateCounts;
+    export(): StateDocument;
+    import(document: StateDocument): StateCounts;
+  };
+}
+
+export interface StateCounts {
+  accounts: number;
+  keys: number;
+  tasks: number;
 }

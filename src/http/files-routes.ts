@@ -8,6 +8,7 @@ import { accountOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf, requireObjectBody } from './json-body.ts';
 import { readMultipart } from './multipart.ts';
+import { recordCall } from './call-records.ts';
 
 /** The largest input file any model takes (videos and audio, 50MB). */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
@@ -30,7 +31,7 @@ interface UploadFields {
  * @see reference "Other endpoints": POST /v1/files
  */
 export function uploadRoutes(deps: AppDeps): Router {
-  const { contract, store, clock } = deps;
+  const { contract, db, clock } = deps;
   const router = Router(ROUTING);
   router.post('/files', async (req, res) => {
     const account = accountOf(res);
@@ -59,19 +60,23 @@ export function uploadRoutes(deps: AppDeps): Router {
       filename = fields.filename ?? 'upload';
       mimeType = fields.mime_type ?? mimeFromName(filename);
     }
-    const file = addFile(store.data, deps.random, clock.now(), deps.config.fileRetentionMs, {
-      accountId: account.id,
-      filename,
-      mimeType,
-      size: bytes.length,
-      duration: fields.duration ?? null,
-      width: fields.width ?? null,
-      height: fields.height ?? null,
-      source: { kind: 'blob' },
+    const file = db.store.transaction(() => {
+      const added = addFile(db, deps.random, clock.now(), deps.config.fileRetentionMs, {
+        accountId: account.id,
+        filename,
+        mimeType,
+        size: bytes.length,
+        duration: fields.duration ?? null,
+        width: fields.width ?? null,
+        height: fields.height ?? null,
+        source: { kind: 'blob' },
+      });
+      // The bytes before the record that points at them is committed: a crash between leaves only stray bytes.
+      deps.blobs.put(added.name, bytes);
+      recordCall(deps, res);
+      return added;
     });
-    deps.blobs.put(file.name, bytes);
-    deps.files.track(file);
-    await deps.store.commit();
+    deps.files.track(file.expires_ms);
     res.json(fileView(file, deps.config.publicUrl));
   });
 
@@ -85,7 +90,7 @@ export function uploadRoutes(deps: AppDeps): Router {
 export function fileServingRoutes(deps: AppDeps): Router {
   const router = Router(ROUTING);
   router.get('/:name', (req, res) => {
-    const file = fileByName(deps.store.data, req.params.name, deps.clock.now());
+    const file = fileByName(deps.db, req.params.name, deps.clock.now());
     const bytes = !file ? undefined : file.source.kind === 'blob' ? deps.blobs.get(file.name) : fixtureBytes(file.source.fixture);
     if (!file || !bytes) throw new ApiError('not_found', 'No such file, or it has expired.');
     res.setHeader('Content-Type', file.mime_type);

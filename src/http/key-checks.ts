@@ -63,6 +63,6 @@ export const modelPermission: RequestHandler = (req: Request, res: Response, nex
   next();
 };
 
-export function admissionOf(deps: Pick<AppDeps, 'clock' | 'concurrency'>, res: Response): Admission {
-  return { key: keyOf(res), account: accountOf(res), concurrency: deps.concurrency, nowMs: deps.clock.now() };
+export function admissionOf(deps: Pick<AppDeps, 'clock' | 'concurrency' | 'db'>, res: Response): Admission {
+  return { key: keyOf(res), account: accountOf(res), concurrency: deps.concurrency, nowMs: deps.clock.now(), db: deps.db };
 }

@@ -6,14 +6,14 @@ import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
-import { callDetailsOf } from './call-records.ts';
+import { callDetailsOf, recordCall } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
 /** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
 export function tasksRoutes(deps: AppDeps): Router {
-  const { contract, store, clock, engine } = deps;
+  const { contract, db, clock, engine } = deps;
   const router = Router(ROUTING);
 
   router.post('/tasks', async (req, res) => {
@@ -33,9 +33,10 @@ export function tasksRoutes(deps: AppDeps): Router {
       metadata: submission.metadata,
       header: req.get(SCENARIO_HEADER),
     });
-    const { stored, task, replayed } = submitTask(
+    const { task, replayed } = db.store.transaction(() => {
+      const submitted = submitTask(
       {
-        data: store.data,
+        db,
         random: deps.random,
         nowMs: clock.now(),
         allowInsecureWebhooks: deps.config.allowInsecureWebhooks,
@@ -46,29 +47,32 @@ export function tasksRoutes(deps: AppDeps): Router {
       submission,
       headers['idempotency-key'] as string | undefined,
       scenario,
-    );
-    if (!replayed) engine.schedule(stored);
-    callDetailsOf(res).task_id = task.id;
-    callDetailsOf(res).model = task.model;
-    // A replay waits for the first request's write too: nothing is acknowledged before it is stored.
-    await deps.store.commit();
+      );
+      if (!submitted.replayed) engine.schedule(submitted.stored);
+      callDetailsOf(res).task_id = submitted.task.id;
+      callDetailsOf(res).model = submitted.task.model;
+      recordCall(deps, res);
+      return submitted;
+    });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.json(task);
   });
 
   router.get('/tasks', (req, res) => {
     const query = contract.parameters('listTasks', 'query', req.query as Record<string, unknown>);
-    // The plain tasks: listing reads every one and changes none.
-    res.json(listTasks(store.peek(), accountOf(res).id, query as unknown as ListQuery));
+    res.json(listTasks(db, accountOf(res).id, query as unknown as ListQuery));
   });
 
   router.get('/tasks/:id', (req, res) => {
-    res.json(findTask(store.data, accountOf(res).id, req.params.id).task);
+    res.json(findTask(db, accountOf(res).id, req.params.id).task);
   });
 
-  router.post('/tasks/:id/cancel', async (req, res) => {
-    const task = engine.cancel(findTask(store.data, accountOf(res).id, req.params.id));
-    await deps.store.commit();
+  router.post('/tasks/:id/cancel', (req, res) => {
+    const task = db.store.transaction(() => {
+      const canceled = engine.cancel(findTask(db, accountOf(res).id, req.params.id));
+      recordCall(deps, res);
+      return canceled;
+    });
     res.json(task);
   });
 

@@ -6,7 +6,7 @@ import { SCENARIO_HEADER } from '../scenarios/index.ts';
 import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS } from '../text/index.ts';
 import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
-import { amendCall, callDetailsOf } from './call-records.ts';
+import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
@@ -21,11 +21,12 @@ export function textRoutes(deps: AppDeps): Router {
   const router = Router(ROUTING);
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, requireObjectBody(req));
-    const call = startTextCall(
+    const call = deps.db.store.transaction(() => {
+      const started = startTextCall(
       {
         admission: admissionOf(deps, res),
         concurrency: deps.concurrency,
-        data: deps.store.data,
+        db: deps.db,
         clock: deps.clock,
         random: deps.random,
         scenarios: deps.scenarios,
@@ -36,9 +37,12 @@ export function textRoutes(deps: AppDeps): Router {
       body,
       accountOf(res),
       req.get(SCENARIO_HEADER),
-    );
-    callDetailsOf(res).model = call.parsed.request.model;
-    await deps.store.commit();
+      );
+      callDetailsOf(res).model = started.parsed.request.model;
+      // The record goes with the freeze: a call whose points moved is never without one.
+      recordCall(deps, res);
+      return started;
+    });
     if (call.parsed.stream) await stream(deps, format, call, res);
     else await answer(deps, format, call, res);
   };
@@ -48,7 +52,18 @@ export function textRoutes(deps: AppDeps): Router {
   return router;
 }
 
-/** The call's record: tokens and points, and with --record-content the prompt and the output actually sent. */
+/**
+ * Settles the call on `outputTokens` (or refunds it all) and writes its record, in one transaction: tokens and
+ * points, and with --record-content the prompt and the output actually sent.
+ */
+function settle(deps: AppDeps, res: Response, call: TextCall, sent: number, charge: number | 'refund', clientClosed: boolean): void {
+  if (deps.db.store.closed) return;
+  deps.db.store.transaction(() => {
+    const points = charge === 'refund' ? call.refundAll() : call.settle(charge);
+    record(deps, res, call, sent, points, clientClosed);
+  });
+}
+
 function record(deps: AppDeps, res: Response, call: TextCall, outputTokens: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
   const { generated } = call.view;
   const output = generated.toolCall ? (outputTokens > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, outputTokens).join('');
@@ -70,13 +85,10 @@ async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   // A fault part-way through generation (an answer shorter than the fault point finishes, as a stream would).
   if (behaviour.error_after_chunks !== undefined && call.view.generated.pieces.length > behaviour.error_after_chunks) {
     // Nothing is charged.
-    record(deps, res, call, 0, call.refundAll(), false);
-    await deps.store.commit();
+    settle(deps, res, call, 0, 'refund', false);
     throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
   }
-  const points = call.settle(call.view.generated.outputTokens);
-  record(deps, res, call, call.view.generated.outputTokens, points, false);
-  await deps.store.commit();
+  settle(deps, res, call, call.view.generated.outputTokens, call.view.generated.outputTokens, false);
   res.json(format.body(call.view));
 }
 
@@ -99,9 +111,8 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
         for (const e of format.errorEvents(errorBody(format.name === 'messages' ? 'messages' : 'openai', error, requestIdOf(res)), sequence)) {
           res.write(encodeEvent(e));
         }
-        amendCall(deps, res, { error_code: error.code });
-        record(deps, res, call, sent, call.refundAll(), false);
-        await deps.store.commit();
+        callDetailsOf(res).error_code = error.code;
+        settle(deps, res, call, sent, 'refund', false);
         res.end();
         return;
       }
@@ -119,12 +130,10 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   }
   if (closed) {
     // The client went away: settled on the tokens already sent.
-    record(deps, res, call, sent, call.settle(sent), true);
-    await deps.store.commit();
+    settle(deps, res, call, sent, sent, true);
     return;
   }
-  record(deps, res, call, sent, call.settle(call.view.generated.outputTokens), false);
-  await deps.store.commit();
+  settle(deps, res, call, sent, call.view.generated.outputTokens, false);
   res.end();
 }
 

@@ -1,7 +1,8 @@
 import { cmp, sub } from '../billing/index.ts';
 import type { Points } from '../billing/index.ts';
+import type { Db } from '../db.ts';
 import { ApiError } from '../errors/index.ts';
-import type { StoredAccount, StoredKey } from '../store/index.ts';
+import type { StoredAccount, StoredKey } from '../accounts/records.ts';
 import type { Concurrency } from './concurrency.ts';
 import { periodStart } from './periods.ts';
 import { giveBackQuota, takeQuota } from './quota.ts';
@@ -12,15 +13,20 @@ export interface Admission {
   account: StoredAccount;
   concurrency: Concurrency;
   nowMs: number;
+  db: Pick<Db, 'store' | 'keys' | 'accounts'>;
 }
 
 /**
  * The last checks before work starts, in the documented order: the key's quota (402 key_quota_exceeded), the
  * account's points (402 insufficient_points), the key's and account's concurrency (429 concurrency_limited).
- * Nothing is taken until all pass; the caller then freezes and calls `started()`.
+ * Nothing is taken until all pass; the caller then freezes and calls `started()` inside its transaction (the
+ * quota is written with it; the work counts toward concurrency once it commits).
  */
 export function admit(admission: Admission, points: Points): { started: () => void } {
-  const { key, account, nowMs } = admission;
+  const { db, nowMs } = admission;
+  // As stored now, inside the caller's transaction: what the request read when it was authenticated may be old.
+  const account = db.accounts.get(admission.account.id) ?? admission.account;
+  const key = admission.key ? (db.keys.get(admission.key.key) ?? admission.key) : null;
   // A copy: the quota is only checked here, and taken once everything has passed.
   if (key) takeQuota({ ...key }, points, nowMs);
   if (cmp(account.available, points) < 0) {
@@ -32,8 +38,11 @@ export function admit(admission: Admission, points: Points): { started: () => vo
   admission.concurrency.check(key?.key ?? '', key?.settings?.concurrency ?? null, account.id, account.concurrency ?? null);
   return {
     started() {
-      if (key) takeQuota(key, points, nowMs);
-      admission.concurrency.start(key?.key ?? null, account.id);
+      if (key) {
+        takeQuota(key, points, nowMs);
+        db.keys.put(key);
+      }
+      db.store.afterCommit(() => admission.concurrency.start(key?.key ?? null, account.id));
     },
   };
 }
@@ -44,6 +53,7 @@ export function admit(admission: Admission, points: Points): { started: () => vo
  * one.
  */
 export function finished(
+  db: Pick<Db, 'store' | 'keys'>,
   concurrency: Concurrency,
   key: StoredKey | null | undefined,
   accountId: string,
@@ -51,10 +61,12 @@ export function finished(
   charged: Points,
   nowMs: number,
 ): void {
-  concurrency.end(key?.key ?? null, accountId);
+  db.store.afterCommit(() => concurrency.end(key?.key ?? null, accountId));
   const quota = key?.settings?.quota;
   if (!key || !quota || periodStart(quota.period, taken.atMs) !== periodStart(quota.period, nowMs)) return;
   if (cmp(taken.points, charged) > 0) giveBackQuota(key, sub(taken.points, charged), nowMs);
   // A settlement beyond the freeze is collected whatever the quota says, and counts against it.
   else if (cmp(charged, taken.points) > 0) takeQuota(key, sub(charged, taken.points), nowMs, true);
+  else return;
+  db.keys.put(key);
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/index.ts';
-import type { StoreData } from '../store/index.ts';
+import type { StoredTask } from '../tasks/records.ts';
 
 /**
  * Running work per key and per account: tasks queued or processing, plus text calls in flight. Counted as work
@@ -11,7 +11,8 @@ export interface Concurrency {
   check(key: string, keyCap: number | null, accountId: string, accountCap: number | null): void;
   start(key: string | null, accountId: string): void;
   end(key: string | null, accountId: string): void;
-  rebuild(data: StoreData): void;
+  /** Counts again from the unfinished tasks (after a start or a reset). */
+  rebuild(unfinished: StoredTask[]): void;
   running(of: { key?: string; accountId?: string }): number;
 }
 
@@ -40,12 +41,10 @@ export function createConcurrency(): Concurrency {
       if (key !== null) bump(byKey, key, -1);
       bump(byAccount, accountId, -1);
     },
-    rebuild(data) {
+    rebuild(unfinished) {
       byKey.clear();
       byAccount.clear();
-      for (const stored of Object.values(data.tasks)) {
-        if (stored.task.status === 'queued' || stored.task.status === 'processing') api.start(stored.key ?? null, stored.account_id);
-      }
+      for (const stored of unfinished) api.start(stored.key ?? null, stored.account_id);
     },
     running: ({ key, accountId }) => (key !== undefined ? (byKey.get(key) ?? 0) : (byAccount.get(accountId ?? '') ?? 0)),
   };

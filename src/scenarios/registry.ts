@@ -1,3 +1,4 @@
+import type { ScenariosRepo } from './store.ts';
 import type { Scenario } from './types.ts';
 
 /**
@@ -11,22 +12,15 @@ export interface ScenarioRegistry {
   load(scenarios: Scenario[]): void;
 }
 
-export function createScenarioRegistry(fromFiles: Scenario[], runtime: () => Scenario[]): ScenarioRegistry {
+export function createScenarioRegistry(fromFiles: Scenario[], runtime: ScenariosRepo): ScenarioRegistry {
   const list = (): Scenario[] => {
-    const loaded = runtime();
+    const loaded = runtime.all();
     return [...loaded, ...fromFiles.filter((f) => !loaded.some((l) => l.name === f.name))];
   };
   return {
     list,
     get: (name) => list().find((s) => s.name === name),
-    load(scenarios) {
-      const loaded = runtime();
-      for (const scenario of scenarios) {
-        const i = loaded.findIndex((s) => s.name === scenario.name);
-        if (i >= 0) loaded.splice(i, 1);
-      }
-      // One load keeps its own order (its first match wins) and goes ahead of earlier loads.
-      loaded.unshift(...scenarios);
-    },
+    // One load keeps its own order (its first match wins) and goes ahead of earlier loads.
+    load: (scenarios) => runtime.load(scenarios),
   };
 }

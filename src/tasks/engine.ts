@@ -5,7 +5,8 @@ import { ApiError } from '../errors/index.ts';
 import type { FileKeeper } from '../files/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Random } from '../random/index.ts';
-import type { Store, StoredTask } from '../store/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredTask } from './records.ts';
 import { succeed } from './outcome.ts';
 import { TERMINAL } from './task.ts';
 import type { Task, TaskFailureCode, TaskOutput } from './task.ts';
@@ -14,7 +15,7 @@ import type { TaskEvent } from './transition.ts';
 
 export interface EngineDeps {
   clock: Clock;
-  store: Store;
+  db: Pick<Db, 'store' | 'accounts' | 'ledger' | 'tasks' | 'files'>;
   random: Random;
   models: Map<string, TaskModelSpec>;
   files: FileKeeper;
@@ -30,7 +31,9 @@ export type TerminalListener = (stored: StoredTask, atMs: number) => void;
  * Runs tasks through their lives on the clock: each stored task's plan (fixed from its scenario at submission)
  * becomes scheduled transitions — start, finish, and the model's maximum processing time — and the control
  * API's steps go through the same `apply`. Jobs look the task up when they fire and do nothing if it has
- * moved on, so a control step, a cancel or a reset never needs to unschedule anything.
+ * moved on, so a control step, a cancel or a reset never needs to unschedule anything. Each job is one
+ * transaction; the control API's steps run inside their request's.
+ * Listeners run inside the transaction of the transition that ended the task.
  * @see reference "States and transitions"
  */
 export interface TaskEngine {
@@ -47,7 +50,7 @@ export interface TaskEngine {
 }
 
 export function createTaskEngine(deps: EngineDeps): TaskEngine {
-  const { clock, store } = deps;
+  const { clock, db } = deps;
   const listeners: TerminalListener[] = [];
 
   const modelOf = (stored: StoredTask): TaskModelSpec => {
@@ -59,22 +62,22 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
   function apply(stored: StoredTask, event: TaskEvent, atMs: number): Task {
     const from = stored.task.status;
     const next = transition(stored.task, event, atMs);
-    for (const m of next.movements) move(store.data, stored.account_id, { ...m, taskId: stored.task.id, atMs });
+    for (const m of next.movements) move(db, stored.account_id, { ...m, taskId: stored.task.id, atMs });
     stored.task = next.task;
-    logTransition(stored, from);
-    if (event.type === 'start') {
-      stored.started_ms = atMs;
-      scheduleFinish(stored);
-    }
+    if (event.type === 'start') stored.started_ms = atMs;
+    db.tasks.put(stored);
+    // Said once it happened: a transition rolled back with its transaction never did.
+    const { task } = stored;
+    db.store.afterCommit(() => logTransition(stored.account_id, task, from));
+    if (event.type === 'start') scheduleFinish(stored);
     if (TERMINAL.has(stored.task.status)) for (const listener of listeners) listener(stored, atMs);
     return stored.task;
   }
 
-  function logTransition(stored: StoredTask, from: Task['status']): void {
-    const { task } = stored;
+  function logTransition(account: string, task: Task, from: Task['status']): void {
     const fields = {
       task_id: task.id,
-      account: stored.account_id,
+      account,
       model: task.model,
       from,
       to: task.status,
@@ -91,7 +94,7 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
     }
     const result = succeed(
       {
-        data: store.data,
+        db,
         random: deps.random,
         publicUrl: deps.publicUrl(),
         fileRetentionMs: deps.fileRetentionMs,
@@ -118,10 +121,11 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
   const job =
     (id: string, status: Task['status'], run: (stored: StoredTask, atMs: number) => unknown) =>
     (atMs: number): void => {
-      const stored = store.data.tasks[id];
-      if (stored?.task.status !== status) return;
-      run(stored, atMs);
-      void store.commit();
+      db.store.transaction(() => {
+        const stored = db.tasks.get(id);
+        if (stored?.task.status !== status) return;
+        run(stored, atMs);
+      });
     };
 
   function scheduleFinish(stored: StoredTask): void {
@@ -151,7 +155,7 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
       schedule(stored);
     },
     resume() {
-      for (const stored of Object.values(store.data.tasks)) schedule(stored);
+      for (const stored of db.tasks.unfinished()) schedule(stored);
     },
     step(stored) {
       const now = clock.now();

@@ -7,16 +7,18 @@ import { addFile, fileOf, fileUrl, fixtureSize, SAMPLE_VIDEO } from '../files/in
 import type { MediaFixture } from '../files/index.ts';
 import type { Random } from '../random/index.ts';
 import { notesText, videoSize } from '../results/index.ts';
-import type { StoreData, StoredFile, StoredTask } from '../store/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredFile } from '../files/index.ts';
+import type { StoredTask } from './records.ts';
 import type { FileRecord, TaskOutput } from './task.ts';
 
 export interface OutcomeContext {
-  data: StoreData;
+  db: Pick<Db, 'files'>;
   random: Random;
   publicUrl: string;
   fileRetentionMs: number;
   /** Called for every result file stored, so its expiry can be scheduled. */
-  onFile: (file: StoredFile) => void;
+  onFile: (expiresMs: number) => void;
 }
 
 /** Seconds assumed for a reference video whose length the emulator does not know (an https address). */
@@ -65,14 +67,14 @@ function actualUsage(ctx: OutcomeContext, stored: StoredTask, model: TaskModelSp
   if (model.id === 'avatar-photo') {
     if (settle.seconds !== undefined) return { seconds: settle.seconds };
     if (input['drive'] === 'text') return { seconds: Math.max(2, Math.ceil(String(input['content'] ?? '').length / 5)) };
-    return { seconds: fileOf(ctx.data, input['audio'], ctx.publicUrl)?.duration ?? 10 };
+    return { seconds: fileOf(ctx.db, input['audio'], ctx.publicUrl)?.duration ?? 10 };
   }
   const videos = input['videos'];
   if (model.pricing.rule === 'per_second' && model.pricing.settle_on_tokens_when_present && Array.isArray(videos) && videos.length > 0) {
     if (settle.output_tokens !== undefined) return { output_tokens: settle.output_tokens };
     // Reference videos count: each of their seconds at a tenth of an output second.
     const referenceSeconds = videos.reduce<number>(
-      (sum, address) => sum + (fileOf(ctx.data, address, ctx.publicUrl)?.duration ?? UNKNOWN_VIDEO_SECONDS),
+      (sum, address) => sum + (fileOf(ctx.db, address, ctx.publicUrl)?.duration ?? UNKNOWN_VIDEO_SECONDS),
       0,
     );
     const seconds = new Big(Number(input['duration'])).plus(new Big(referenceSeconds).div(10));
@@ -82,7 +84,7 @@ function actualUsage(ctx: OutcomeContext, stored: StoredTask, model: TaskModelSp
 }
 
 function avatarSize(ctx: OutcomeContext, input: Record<string, unknown>): { width: number; height: number } {
-  const photo = fileOf(ctx.data, input['image'], ctx.publicUrl);
+  const photo = fileOf(ctx.db, input['image'], ctx.publicUrl);
   return photo?.width && photo.height ? { width: photo.width, height: photo.height } : { width: 720, height: 1280 };
 }
 
@@ -94,7 +96,7 @@ function videoRecord(
   shape: { width: number; height: number; duration: number },
 ): FileRecord {
   const add = (fixture: MediaFixture, mimeType: string, media: Partial<StoredFile>): StoredFile => {
-    const file = addFile(ctx.data, ctx.random, nowMs, ctx.fileRetentionMs, {
+    const file = addFile(ctx.db, ctx.random, nowMs, ctx.fileRetentionMs, {
       accountId,
       filename: fixture,
       mimeType,
@@ -104,7 +106,7 @@ function videoRecord(
       height: media.height ?? null,
       source: { kind: 'fixture', fixture },
     });
-    ctx.onFile(file);
+    ctx.onFile(file.expires_ms);
     return file;
   };
   const video = add('sample.mp4', 'video/mp4', shape);

@@ -10,13 +10,15 @@ import { admit } from '../keys/index.ts';
 import type { Admission } from '../keys/index.ts';
 import { planFor } from '../scenarios/index.ts';
 import type { Scenario } from '../scenarios/index.ts';
-import type { StoreData, StoredAccount, StoredTask } from '../store/index.ts';
+import type { StoredAccount } from '../accounts/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredTask } from './records.ts';
 import { webhookAddressProblem } from '../webhooks/index.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Task } from './task.ts';
 
 export interface SubmitContext {
-  data: StoreData;
+  db: Pick<Db, 'store' | 'accounts' | 'keys' | 'ledger' | 'tasks' | 'idempotency' | 'files'>;
   random: Random;
   nowMs: number;
   allowInsecureWebhooks: boolean;
@@ -34,8 +36,8 @@ export interface SubmitResult {
 
 /**
  * Accepts a checked submission: idempotency first (a replay is answered even when points have since run
- * out), then the freeze, then the task. Synchronous from the first read to the last write, so two requests
- * with one Idempotency-Key can never both create a task.
+ * out), then the freeze, then the task. Runs inside the caller's transaction, so two requests with one
+ * Idempotency-Key can never both create a task, and a refusal halfway leaves nothing behind.
  * @see reference "POST /v1/tasks" rules 1, 4 and 5
  */
 export function submitTask(
@@ -45,11 +47,11 @@ export function submitTask(
   idempotencyKey: string | undefined,
   scenario: Scenario,
 ): SubmitResult {
-  const { data, nowMs } = ctx;
+  const { db, nowMs } = ctx;
   const fileProblems = checkFileParams(
     submission.model.schema,
     submission.input,
-    { data, accountId: account.id, publicUrl: ctx.publicUrl, nowMs },
+    { db, accountId: account.id, publicUrl: ctx.publicUrl, nowMs },
     submission.inputName,
   );
   if (fileProblems.length > 0) throw invalidParams(fileProblems);
@@ -57,11 +59,10 @@ export function submitTask(
     const problem = webhookAddressProblem(submission.webhook_url, ctx.allowInsecureWebhooks);
     if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
   }
-  const idempotencySlot = idempotencyKey === undefined ? undefined : `${account.id} ${idempotencyKey}`;
-  const previous = idempotencySlot === undefined ? undefined : data.idempotency[idempotencySlot];
+  const previous = idempotencyKey === undefined ? undefined : db.idempotency.get(account.id, idempotencyKey);
   const inputPrint = fingerprint(submission.input);
   if (previous) {
-    const first = data.tasks[previous.task_id];
+    const first = db.tasks.get(previous.task_id);
     if (first && previous.model === submission.model.id && previous.input === inputPrint) {
       return { stored: first, task: first.task, replayed: true };
     }
@@ -79,9 +80,9 @@ export function submitTask(
     );
   }
   const frozen = freezeAmount(submission.model.pricing, submission.input);
-  const id = uniqueTaskId(data, ctx.random, nowMs);
+  const id = uniqueTaskId(db, ctx.random, nowMs);
   const admitted = admit(ctx.admission, frozen); // quota, points, concurrency: throws before any change
-  move(data, account.id, { kind: 'freeze', points: frozen, taskId: id, atMs: nowMs });
+  move(db, account.id, { kind: 'freeze', points: frozen, taskId: id, atMs: nowMs });
   admitted.started();
   const task: Task = {
     id,
@@ -97,11 +98,9 @@ export function submitTask(
     error: null,
     metadata: submission.metadata,
   };
-  data.seq += 1;
-  data.tasks[id] = {
+  const stored = db.tasks.insert({
     task,
     account_id: account.id,
-    seq: data.seq,
     idempotency_key: idempotencyKey ?? null,
     created_ms: nowMs,
     started_ms: null,
@@ -109,16 +108,14 @@ export function submitTask(
     key: ctx.admission.key?.key ?? null,
     quota_taken: frozen,
     plan: planFor(scenario, task.model),
-  };
-  if (idempotencySlot !== undefined) {
-    data.idempotency[idempotencySlot] = { task_id: id, model: task.model, input: inputPrint };
-  }
-  return { stored: data.tasks[id], task, replayed: false };
+  });
+  if (idempotencyKey !== undefined) db.idempotency.put(account.id, idempotencyKey, { task_id: id, model: task.model, input: inputPrint });
+  return { stored, task, replayed: false };
 }
 
-function uniqueTaskId(data: StoreData, random: Random, nowMs: number): string {
+function uniqueTaskId(db: Pick<Db, 'tasks'>, random: Random, nowMs: number): string {
   for (;;) {
     const id = ids.taskId(random, nowMs);
-    if (!Object.hasOwn(data.tasks, id)) return id;
+    if (!db.tasks.has(id)) return id;
   }
 }

@@ -10,8 +10,8 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { selectScenario } from '../scenarios/index.ts';
 import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
-import { dataIdentity } from '../store/index.ts';
-import type { StoreData, StoredAccount } from '../store/index.ts';
+import type { StoredAccount } from '../accounts/index.ts';
+import type { Db } from '../db.ts';
 import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
 import { generate } from './generate.ts';
 
@@ -19,7 +19,7 @@ export interface TextCallContext {
   /** The key's quota and the concurrency caps, checked after the points. */
   admission: Admission;
   concurrency: Concurrency;
-  data: StoreData;
+  db: Pick<Db, 'store' | 'accounts' | 'keys' | 'ledger'>;
   clock: Clock;
   random: Random;
   scenarios: ScenarioRegistry;
@@ -50,6 +50,7 @@ const DEFAULT_BEHAVIOUR: TextBehaviour = {
  * Starts a text call: the model (404 model_unavailable unless it is a text model), the maximum output (the
  * request's or the model default; above the model limit 422), the scenario (content review), the output, and
  * the freeze of input price × input tokens + output price × maximum output tokens (402 before anything starts).
+ * Runs inside the caller's transaction; the settlement is a transaction of its own.
  * @see reference "Text endpoints" and "Text billing"
  */
 export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Record<string, unknown>, account: StoredAccount, scenarioHeader: string | undefined): TextCall {
@@ -75,25 +76,29 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   const frozen = tokenPoints(model, generated.inputTokens, maxTokens);
   const callId = ctx.requestId;
   const admitted = admit(ctx.admission, frozen);
-  move(ctx.data, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
+  move(ctx.db, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
   admitted.started();
 
   let settled: { frozen: Points; charged: Points; refunded: Points } | null = null;
-  const startedOn = dataIdentity(ctx.data);
+  const startedOn = ctx.db.store.epoch;
   const finish = (charged: Points): { frozen: Points; charged: Points; refunded: Points } => {
     if (settled) return settled;
     // A reset while the call ran took its account and its freeze away: there is nothing left to settle, and the
     // fresh data (a new account under the same id, its own concurrency counts) must not be charged for it.
-    if (dataIdentity(ctx.data) !== startedOn) {
+    if (ctx.db.store.epoch !== startedOn) {
       settled = { frozen, charged: ZERO, refunded: ZERO };
       return settled;
     }
     const refunded = sub(frozen, charged);
     const at = ctx.clock.now();
-    if (charged !== ZERO) move(ctx.data, account.id, { kind: 'charge', points: charged, callId, atMs: at });
-    if (refunded !== ZERO) move(ctx.data, account.id, { kind: 'refund', points: refunded, callId, atMs: at });
-    settled = { frozen, charged, refunded };
-    finished(ctx.concurrency, ctx.admission.key, account.id, { points: frozen, atMs: nowMs }, charged, at);
+    settled = ctx.db.store.transaction(() => {
+      if (charged !== ZERO) move(ctx.db, account.id, { kind: 'charge', points: charged, callId, atMs: at });
+      if (refunded !== ZERO) move(ctx.db, account.id, { kind: 'refund', points: refunded, callId, atMs: at });
+      // The key as stored now: its quota may have moved since the call started.
+      const key = ctx.admission.key ? (ctx.db.keys.get(ctx.admission.key.key) ?? null) : null;
+      finished(ctx.db, ctx.concurrency, key, account.id, { points: frozen, atMs: nowMs }, charged, at);
+      return { frozen, charged, refunded };
+    });
     return settled;
   };
   return {

@@ -3,8 +3,10 @@ import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { DeliveryAttempt, DeliveryType, Store, StoredAccount, StoredDelivery, StoredTask } from '../store/index.ts';
-import { entry } from '../store/index.ts';
+import type { StoredAccount } from '../accounts/index.ts';
+import type { Db } from '../db.ts';
+import type { StoredTask } from '../tasks/records.ts';
+import type { DeliveryAttempt, DeliveryType, StoredDelivery } from './records.ts';
 import type { Logger } from '../log/index.ts';
 import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, RETRY_DELAYS_SECONDS, ROTATION_OVERLAP_MS } from './schedule.ts';
 import { PoolClosed } from './send-pool.ts';
@@ -14,7 +16,7 @@ import { signatureHeader } from './sign.ts';
 
 export interface WebhookDeps {
   clock: Clock;
-  store: Store;
+  db: Pick<Db, 'store' | 'accounts' | 'deliveries'>;
   random: Random;
   send: Send;
   /** Sends at once at most; the rest wait for a slot, without holding the clock. */
@@ -29,16 +31,19 @@ export interface WebhookDeps {
 }
 
 export interface Webhooks {
-  /** The engine's terminal listener: one callback per task submitted through the API. */
+  /**
+   * The engine's terminal listener: one callback per task submitted through the API. The message is written in
+   * the transaction that ended the task; its first attempt starts once that has committed.
+   */
   taskFinished(stored: StoredTask, atMs: number): void;
   /** Schedules every pending delivery again (after a start or restart). */
   resume(): void;
   /** Sends a message again at once, same webhook-id, never retried. */
   resend(messageId: string): Promise<StoredDelivery>;
   /** Sends a `webhook.test` event to the account's default address at once. */
-  sendTest(account: StoredAccount): Promise<StoredDelivery>;
-  /** A new secret; the old one keeps signing for 24 clock hours. */
-  rotate(account: StoredAccount): void;
+  sendTest(accountId: string): Promise<StoredDelivery>;
+  /** A new secret; the old one keeps signing for 24 clock hours. Inside the caller's transaction. */
+  rotate(account: StoredAccount): StoredAccount;
   /** Shutting down: sends still waiting for a slot are not made (they stay due, and go after a restart). */
   stop(): void;
 }
@@ -56,21 +61,22 @@ const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
  * @see reference "Events"
  */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
-  const { clock, store } = deps;
+  const { clock, db } = deps;
 
   function activeSecrets(account: StoredAccount, atMs: number): string[] {
     const previous = (account.previous_secrets ?? []).filter((p) => p.until_ms > atMs).map((p) => p.secret);
     return [account.webhook_secret, ...previous];
   }
 
-  /** One send, stamped with the virtual time it fell due at; the record is added to the message. */
-  async function attempt(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<DeliveryAttempt> {
-    // What the message reports (the task's end, its points) must be on disk before anyone hears of it: a crash
-    // after the send would otherwise run the task again after the restart and call back a second time.
-    await store.commit();
+  /**
+   * One send of a message as stored, stamped with the virtual time it fell due at. Called only after the
+   * transaction that made the message has committed: what it reports is on disk before anyone hears of it.
+   * Resolves with the attempt's record, not yet stored.
+   */
+  async function send(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<Omit<DeliveryAttempt, 'number'>> {
     const { timestamp, result, durationMs } = await deps.pool.run(async () => {
       // Signed when the slot is free: webhook-timestamp is the time of the send, not of the wait for a slot.
-      const account = store.data.accounts[delivery.account_id];
+      const account = db.accounts.get(delivery.account_id);
       const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
       const headers = {
         'Content-Type': 'application/json',
@@ -89,8 +95,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       }
       return { timestamp, result, durationMs: clock.wallNow() - started };
     });
-    const record: DeliveryAttempt = {
-      number: delivery.attempts.length + 1,
+    return {
       kind,
       at: formatTime(atMs),
       webhook_timestamp: timestamp,
@@ -98,63 +103,88 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       duration_ms: durationMs,
       ok: result.status_code !== null && result.status_code >= 200 && result.status_code < 300,
     };
-    delivery.attempts.push(record);
-    if (record.ok) {
-      delivery.status = 'delivered';
-      delivery.next_attempt_ms = null;
-    }
-    logAttempt(delivery, record);
-    return record;
   }
 
-  function logAttempt(delivery: StoredDelivery, record: DeliveryAttempt): void {
+  /**
+   * Adds an attempt's outcome to the message as stored now (a resend may have changed it meanwhile), in one
+   * transaction with whatever `then` decides from it. Undefined if a reset took the message away.
+   */
+  function record(
+    messageId: string,
+    outcome: Omit<DeliveryAttempt, 'number'>,
+    then: (delivery: StoredDelivery) => void = () => undefined,
+  ): StoredDelivery | undefined {
+    return db.store.transaction(() => {
+      const delivery = db.deliveries.get(messageId);
+      if (!delivery) return undefined;
+      const attempt: DeliveryAttempt = { number: delivery.attempts.length + 1, ...outcome };
+      delivery.attempts.push(attempt);
+      if (attempt.ok) {
+        delivery.status = 'delivered';
+        delivery.next_attempt_ms = null;
+      }
+      then(delivery);
+      db.deliveries.put(delivery);
+      db.store.afterCommit(() => logAttempt(delivery, attempt));
+      return delivery;
+    });
+  }
+
+  function logAttempt(delivery: StoredDelivery, attempt: DeliveryAttempt): void {
     const fields = {
       task_id: delivery.task_id,
       account: delivery.account_id,
       message_id: delivery.id,
-      attempt: record.number,
-      kind: record.kind,
-      ...(record.status_code !== null ? { status: record.status_code } : { error: record.error }),
-      duration_ms: record.duration_ms,
+      attempt: attempt.number,
+      kind: attempt.kind,
+      ...(attempt.status_code !== null ? { status: attempt.status_code } : { error: attempt.error }),
+      duration_ms: attempt.duration_ms,
     };
-    if (record.ok) deps.logger?.debug(`callback ${delivery.type} delivered`, fields);
+    if (attempt.ok) deps.logger?.debug(`callback ${delivery.type} delivered`, fields);
     else deps.logger?.info(`callback ${delivery.type} failed`, fields);
   }
 
   /**
-   * An automatic attempt, started now at its due time (a clock job, or at once when a task ends); on failure the
-   * next one is scheduled from the time of this failure.
+   * An automatic attempt, started now at its due time (a clock job, or once the transaction that ended a task
+   * has committed); on failure the next one is scheduled from the time of this failure.
    */
   function automatic(messageId: string, dueMs: number): void {
-    const delivery = store.data.deliveries[messageId];
+    const delivery = db.deliveries.get(messageId);
     if (!delivery || delivery.status !== 'pending') return;
-    const outcome = attempt(delivery, 'automatic', dueMs).then(async (record) => {
-      // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and
-      // the failure must not mark a delivered message `failed` or give it a next attempt.
-      if (!record.ok && delivery.status === 'pending') {
-        const done = delivery.attempts.filter((a) => a.kind === 'automatic').length;
+    const outcome = send(delivery, 'automatic', dueMs).then((attempt) =>
+      record(messageId, attempt, (stored) => {
+        // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and
+        // the failure must not mark a delivered message `failed` or give it a next attempt.
+        if (attempt.ok || stored.status !== 'pending') return;
+        const done = stored.attempts.filter((a) => a.kind === 'automatic').length;
         const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.endOf(dueMs)) : null;
-        delivery.next_attempt_ms = next;
-        if (next === null) delivery.status = 'failed';
-        else schedule(delivery);
-      }
-      await store.commit();
-    });
+        stored.next_attempt_ms = next;
+        if (next === null) stored.status = 'failed';
+        else db.store.afterCommit(() => schedule(messageId, next));
+      }),
+    );
     // Refused by a shutdown, the attempt was never made: the message stays due, and resumes after a restart.
     clock.track(outcome.catch((err: unknown) => (err instanceof PoolClosed ? undefined : deps.onError(err))), dueMs + FIRST_RETRY_MS);
   }
 
-  function schedule(delivery: StoredDelivery): void {
-    if (delivery.next_attempt_ms === null) return;
-    const { id } = delivery;
-    clock.at(delivery.next_attempt_ms, (dueMs) => automatic(id, dueMs));
+  // One job per message and due time, however often the messages are resumed (a start, a state import).
+  const scheduled = new Map<string, number>();
+  function schedule(messageId: string, atMs: number): void {
+    if (scheduled.get(messageId) === atMs) return;
+    scheduled.set(messageId, atMs);
+    clock.at(atMs, (dueMs) => {
+      if (scheduled.get(messageId) === atMs) scheduled.delete(messageId);
+      automatic(messageId, dueMs);
+    });
   }
 
   /** A send outside the automatic schedule, awaited by its caller; tracked so a shutdown waits for it. */
-  function manual(delivery: StoredDelivery, kind: 'resend' | 'manual'): Promise<DeliveryAttempt> {
-    const sent = attempt(delivery, kind, clock.now());
+  async function manual(delivery: StoredDelivery, kind: 'resend' | 'manual', then?: (stored: StoredDelivery) => void): Promise<StoredDelivery> {
+    const sent = send(delivery, kind, clock.now());
     clock.track(sent);
-    return sent;
+    const stored = record(delivery.id, await sent, then);
+    if (!stored) throw new ApiError('not_found', `No callback message '${delivery.id}'.`);
+    return stored;
   }
 
   function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number): StoredDelivery {
@@ -166,67 +196,70 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       url,
       body: JSON.stringify({ type, timestamp: formatTime(atMs), data }),
       created_at: formatTime(atMs),
+      created_ms: atMs,
       status: 'pending',
       next_attempt_ms: null,
       attempts: [],
     };
-    store.data.deliveries[delivery.id] = delivery;
-    // The stored one, not `delivery`: attempts are added to it after an await, and only changes made through the
-    // store are journaled (see store/changes.ts).
-    return store.data.deliveries[delivery.id] as StoredDelivery;
+    db.deliveries.put(delivery);
+    return delivery;
   }
 
   const deliveryOf = (messageId: string): StoredDelivery => {
-    const delivery = entry(store.data.deliveries, messageId);
+    const delivery = db.deliveries.get(messageId);
     if (!delivery) throw new ApiError('not_found', `No callback message '${messageId}'.`);
     return delivery;
   };
 
   return {
     taskFinished(stored, atMs) {
-      const account = store.data.accounts[stored.account_id];
+      const account = db.accounts.get(stored.account_id);
       const url = stored.webhook_url ?? account?.webhook_url ?? null;
       if (!account || !url) return;
       const type = `task.${stored.task.status}` as DeliveryType;
       const delivery = create(account, type, url, stored.task, stored.task.id, atMs);
       delivery.next_attempt_ms = atMs;
-      // Due now: started at once, inside the job or request that ended the task (in manual mode nothing would
-      // run a job scheduled now outside an advance).
-      automatic(delivery.id, atMs);
+      db.deliveries.put(delivery);
+      // Due now: started as soon as the task's end is committed, inside the job or request that ended it (in
+      // manual mode nothing would run a job scheduled now outside an advance).
+      db.store.afterCommit(() => automatic(delivery.id, atMs));
     },
     resume() {
-      for (const delivery of Object.values(store.data.deliveries)) {
-        if (delivery.status === 'pending') schedule(delivery);
+      for (const delivery of db.deliveries.pending()) {
+        if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
       }
     },
-    async resend(messageId) {
-      const delivery = deliveryOf(messageId);
-      await manual(delivery, 'resend');
-      await store.commit();
-      return delivery;
-    },
-    async sendTest(account) {
-      if (!account.webhook_url) {
-        throw new ApiError('invalid_params', 'The account has no default callback address.', [
-          { field: 'webhook_url', message: 'the account has none: set it with POST /_emulator/accounts/{id}/webhook' },
-        ]);
-      }
-      const delivery = create(account, 'webhook.test', account.webhook_url, {
-        message: 'This is a test event from svc-emulator.',
-        account_webhook: true,
-      }, null, clock.now());
-      const record = await manual(delivery, 'manual');
-      if (!record.ok) delivery.status = 'failed';
-      await store.commit();
-      return delivery;
+    resend: (messageId) => manual(deliveryOf(messageId), 'resend'),
+    async sendTest(accountId) {
+      const delivery = db.store.transaction(() => {
+        const account = db.accounts.get(accountId);
+        if (!account) throw new ApiError('not_found', `No account '${accountId}'.`);
+        if (!account.webhook_url) {
+          throw new ApiError('invalid_params', 'The account has no default callback address.', [
+            { field: 'webhook_url', message: 'the account has none: set it with POST /_emulator/accounts/{id}/webhook' },
+          ]);
+        }
+        return create(account, 'webhook.test', account.webhook_url, {
+          message: 'This is a test event from svc-emulator.',
+          account_webhook: true,
+        }, null, clock.now());
+      });
+      return manual(delivery, 'manual', (stored) => {
+        if (stored.status !== 'delivered') stored.status = 'failed';
+      });
     },
     rotate(account) {
       const now = clock.now();
-      account.previous_secrets = [
-        ...(account.previous_secrets ?? []).filter((p) => p.until_ms > now),
-        { secret: account.webhook_secret, until_ms: now + ROTATION_OVERLAP_MS },
-      ];
-      account.webhook_secret = ids.webhookSecret(deps.random);
+      const rotated: StoredAccount = {
+        ...account,
+        previous_secrets: [
+          ...(account.previous_secrets ?? []).filter((p) => p.until_ms > now),
+          { secret: account.webhook_secret, until_ms: now + ROTATION_OVERLAP_MS },
+        ],
+        webhook_secret: ids.webhookSecret(deps.random),
+      };
+      db.accounts.put(rotated);
+      return rotated;
     },
     stop: () => deps.pool.close(),
   };

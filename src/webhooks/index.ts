@@ -7,5 +7,6 @@ export type { Send, Outgoing, SendResult } from './send.ts';
 export { signatureHeader } from './sign.ts';
 export { RETRY_DELAYS_SECONDS, MAX_AUTOMATIC_ATTEMPTS, ROTATION_OVERLAP_MS } from './schedule.ts';
 export { keepDeliveriesFor, DEFAULT_DELIVERY_RETENTION_MS } from './retention.ts';
+export type { StoredDelivery, DeliveryAttempt, DeliveryType, DeliveriesRepo } from './records.ts';
 export { createSendPool, DEFAULT_SEND_CONCURRENCY } from './send-pool.ts';
 export type { SendPool } from './send-pool.ts';

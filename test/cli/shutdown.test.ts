@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.ts';
-import type { StoreData } from '../../src/store/index.ts';
+import { stateOnDisk } from '../support/state.ts';
 import { admin, DEMO_KEY, heldPost, killAll, startCli, tryConnect, within } from '../support/cli.ts';
 
 // Graceful shutdown of `svc-emulator start` on SIGTERM and SIGINT: no new connections, requests in flight
@@ -20,18 +19,12 @@ afterAll(async () => {
 async function tempDb(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-shutdown-'));
   dirs.push(dir);
-  return join(dir, 'db.json');
+  return join(dir, 'store.db');
 }
 
 const TASK = JSON.stringify({ model: 'video-gen-2.0-fast', input: { prompt: 'a cat surfing' } });
 const JSON_KEY = { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' };
 
-/** What a restart on the store file would find (read as the emulator reads it, whatever the file's format). */
-async function onDisk(db: string): Promise<StoreData> {
-  const store = await openStore({ path: db });
-  await store.close();
-  return store.data;
-}
 
 
 it(
@@ -57,9 +50,9 @@ it(
     expect(task.status).toBe('queued');
     expect(await cli.exited).toBe(0);
     expect(cli.output()).toContain('closed, store flushed');
-    const stored = (await onDisk(db)).tasks;
-    expect(stored[before.id]?.task).toMatchObject({ id: before.id, status: 'queued' });
-    expect(stored[task.id]?.task).toMatchObject({ id: task.id, status: 'queued' });
+    const stored = stateOnDisk(db).tasks;
+    expect(stored.find((t) => t.task.id === before.id)?.task).toMatchObject({ id: before.id, status: 'queued' });
+    expect(stored.find((t) => t.task.id === task.id)?.task).toMatchObject({ id: task.id, status: 'queued' });
   },
 );
 
@@ -104,7 +97,7 @@ it('sends a paced stream to its end at once on SIGTERM, with the whole answer an
   expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
   expect(await within(5_000, cli.exited, 'the exit')).toBe(0);
   // The stream's call record, written just after its answer, made it to disk: settled, not cut.
-  const record = (await onDisk(db)).calls[res.headers.get('x-request-id') ?? '-'];
+  const record = stateOnDisk(db).calls.find((c) => c.request_id === res.headers.get('x-request-id'));
   expect(record).toMatchObject({ status: 200, text: { stream: true, output_tokens: 40, client_closed: false } });
 });
 
@@ -119,7 +112,7 @@ it('cuts a request that outlasts the grace period, says so, and still exits 0 wi
   expect(await cli.exited).toBe(0);
   expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   expect(cli.output()).toMatch(/1 request\(s\) still unfinished after the 300 ms grace period were cut/);
-  expect(Object.keys((await onDisk(db)).tasks)).toEqual([]);
+  expect(stateOnDisk(db).tasks).toEqual([]);
 });
 
 it('exits at once, with 130 (128 + SIGINT), on a second SIGINT during the grace period', async () => {

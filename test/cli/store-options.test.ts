@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -7,10 +7,9 @@ import { createEmulator } from '../../src/index.ts';
 
 /** The store's options reach the emulator from flags and the environment, and do what they say. */
 
-it('reads --store-sync, --compact-after-mb and --delivery-retention-hours from flags and the environment', () => {
-  expect(parseStartOptions(['--store-sync', '--compact-after-mb', '0.5', '--delivery-retention-hours', '2'], {})).toMatchObject({
+it('reads --store-sync and --delivery-retention-hours from flags and the environment', () => {
+  expect(parseStartOptions(['--store-sync', '--delivery-retention-hours', '2'], {})).toMatchObject({
     storeSync: true,
-    compactAfterBytes: 524_288,
     deliveryRetentionSeconds: 7200,
   });
   expect(parseStartOptions([], { SVC_EMULATOR_STORE_SYNC: 'true', SVC_EMULATOR_DELIVERY_RETENTION_HOURS: '1' })).toMatchObject({
@@ -19,15 +18,15 @@ it('reads --store-sync, --compact-after-mb and --delivery-retention-hours from f
   });
   const defaults = parseStartOptions([], {});
   expect(defaults.storeSync).toBeUndefined();
-  expect(defaults.compactAfterBytes).toBeUndefined();
-  expect(() => parseStartOptions(['--compact-after-mb', '0'], {})).toThrow();
+  expect(defaults.db).toBe('./.svc-emulator/store.db');
+  expect(() => parseStartOptions(['--compact-after-mb', '1'], {})).toThrow();
 });
 
-it('compacts once the journal passes --compact-after-mb, with every write synced, and keeps every task', async () => {
+it('keeps every task with every commit synced (--store-sync) across a restart', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-store-options-'));
   try {
-    const db = join(dir, 'db.json');
-    const emulator = await createEmulator({ db, clock: 'manual', adminToken: 'a', log: () => undefined, storeSync: true, compactAfterBytes: 20_000 });
+    const db = join(dir, 'store.db');
+    const emulator = await createEmulator({ db, clock: 'manual', adminToken: 'a', log: () => undefined, storeSync: true });
     const base = await emulator.listen(0);
     const ids: string[] = [];
     for (let i = 0; i < 40; i += 1) {
@@ -38,13 +37,11 @@ it('compacts once the journal passes --compact-after-mb, with every write synced
       });
       ids.push(((await res.json()) as { id: string }).id);
     }
-    await emulator.store.compact();
-    expect(emulator.store.stats().compactions).toBeGreaterThanOrEqual(2);
+    expect(emulator.store.driver.prepare('PRAGMA synchronous').get()?.[0]).toBe(2);
     await emulator.close();
-    expect((await readdir(dir)).filter((n) => n.endsWith('.journal'))).toHaveLength(1);
 
     const again = await createEmulator({ db, clock: 'manual', adminToken: 'a', log: () => undefined });
-    expect(ids.every((id) => Object.hasOwn(again.store.peek().tasks, id))).toBe(true);
+    expect(ids.every((id) => again.db.tasks.has(id))).toBe(true);
     await again.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { ADMIN_TOKEN, DEMO_KEY, socialNote, startEmulator } from '../support/har
 import type { TestEmulator } from '../support/harness.ts';
 import { responseProblems } from '../support/spec-check.ts';
 import type { DocumentName } from '../support/spec-check.ts';
+import { recordsBesideCalls } from '../support/state.ts';
 
 /**
  * Bad input, fuzzed (issue 9, part 1): every /v1 endpoint and every /_emulator endpoint gets bodies generated
@@ -555,7 +556,7 @@ function build(app: TestEmulator['emulator']['app'], c: Case): Test {
 function storeSnapshot(t: TestEmulator): string | null {
   try {
     // The plain data (the same objects, without the file store's change tracking): several times faster to write.
-    return JSON.stringify({ ...t.emulator.store.peek(), calls: undefined, clock_ms: undefined });
+    return recordsBesideCalls(t.emulator);
   } catch {
     return null;
   }

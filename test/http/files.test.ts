@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO_KEY, newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { stateOf } from '../support/state.ts';
 
 let t: TestEmulator;
 beforeEach(async () => {
@@ -201,7 +202,7 @@ it('types a multipart octet-stream part by its file name and converts width and 
 it('refuses a multipart body without a file part with 422 invalid_params naming file', async () => {
   const res = await t.api.send((r) => r.post('/v1/files').set(bearer).field('duration', '3'));
   expect(expectError(res, 422, 'invalid_params')).toEqual([{ field: 'file', message: 'is required' }]);
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it('refuses a multipart file sent as a plain text part, not a file part', async () => {
@@ -218,7 +219,7 @@ it('refuses two multipart file parts with 422 naming file', async () => {
       .attach('other', PNG, { filename: 'b.png', contentType: 'image/png' }),
   );
   expect(fields(expectError(res, 422, 'invalid_params'))).toEqual(['file']);
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it('refuses a multipart duration that is not a number, naming duration', async () => {
@@ -238,7 +239,7 @@ it('refuses a multipart file over 50MB with 413 payload_too_large and stores not
     r.post('/v1/files').set(bearer).attach('file', huge, { filename: 'huge.mp4', contentType: 'video/mp4' }),
   );
   expectError(res, 413, 'payload_too_large');
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it('accepts a multipart file of exactly 50MB', async () => {
@@ -254,7 +255,7 @@ it('refuses JSON content over 50MB once decoded with 413 payload_too_large', asy
   const content = Buffer.alloc(50 * MB + 3, 0x41).toString('base64');
   const res = await t.api.post('/v1/files', { content, filename: 'huge.mp4' });
   expectError(res, 413, 'payload_too_large');
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it.each([
@@ -267,7 +268,7 @@ it.each([
   const res = await t.api.post('/v1/files', { content, filename: 'a.txt' });
   // A string can break both the alphabet and the length rule: one detail each, all on content.
   expect([...new Set(fields(expectError(res, 422, 'invalid_params')))]).toEqual(['content']);
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it.each([
@@ -290,7 +291,7 @@ it.each([
 ])('refuses a %s upload without a valid key with 401 invalid_api_key', async (_name, build) => {
   const res = await t.api.send(build);
   expectError(res, 401, 'invalid_api_key');
-  expect(t.emulator.store.data.files).toEqual({});
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it('refuses an upload that is neither JSON nor multipart with 415', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ADMIN_TOKEN, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { recordsBesideCalls } from '../support/state.ts';
 
 // Per-key settings at their edges: the last request each setting allows and the first one it refuses. Models
 // (403 permission_denied), a quota per Beijing day, week or month (402 key_quota_exceeded), requests per minute
@@ -364,7 +365,7 @@ it('counts a text call while it is in flight: a stream still sending holds the s
 it('creates nothing and charges nothing for a request refused by any key setting', async () => {
   const { api } = await newKey({ models: ['social-notes-data', 'svc-text-lite'], quota: { points: '80.000', period: 'daily' }, concurrency: 1 });
   await accepted(submit(api)); // 40.000 frozen, one running
-  const store = () => JSON.stringify({ ...t.emulator.store.data, calls: undefined, clock_ms: undefined });
+  const store = () => recordsBesideCalls(t.emulator);
   const before = { store: store(), balances: await balances(), tasks: await tasksOf() };
 
   const refusals = [

@@ -5,6 +5,10 @@ import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
 import { answerAfter, hang, ioUntil, startBlackHole, startReceiver, trickleBody } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stateOnDisk } from '../support/state.ts';
 
 // Receivers that hang, swallow connections or answer slowly never hold the clock: sends that fall due together go
 // out together, an advance waits about one timeout per retry step, and nobody else's task or callback waits.
@@ -201,7 +205,8 @@ function headersOf(headers: Record<string, unknown>): Record<string, string> {
 }
 
 it('shuts down without making the sends still waiting for a slot: they stay due for the next start', async () => {
-  t = await startEmulator({ allowInsecureWebhooks: true, webhookTimeoutMs: 800, webhookConcurrency: 1 });
+  const dir = await mkdtemp(join(tmpdir(), 'svc-hanging-'));
+  t = await startEmulator({ db: join(dir, 'store.db'), allowInsecureWebhooks: true, webhookTimeoutMs: 800, webhookConcurrency: 1 });
   const hanging = await receiver(hang);
   const owner = await accountCallingBack(hanging.url);
   const ids: string[] = [];
@@ -211,7 +216,8 @@ it('shuts down without making the sends still waiting for a slot: they stay due 
   await t.close();
   await advanced;
   expect(hanging.received).toHaveLength(1);
-  const messages = Object.values(t.emulator.store.peek().deliveries);
+  const messages = stateOnDisk(join(dir, 'store.db')).deliveries;
+  await rm(dir, { recursive: true, force: true });
   expect(messages.map((m) => m.attempts.length).sort()).toEqual([0, 0, 1]);
   for (const m of messages) expect(m).toMatchObject({ status: 'pending', next_attempt_ms: expect.any(Number) });
 });

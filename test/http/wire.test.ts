@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO_KEY, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { recordsBesideCalls, stateOf } from '../support/state.ts';
 
 let t: TestEmulator;
 beforeEach(async () => {
@@ -133,13 +134,13 @@ it('accepts application/json with a charset', async () => {
 
 it('leaves the store untouched by refused requests, but for their call records', async () => {
   await t.api.post('/v1/tasks', socialNote());
-  const withoutCalls = (): string => JSON.stringify({ ...t.emulator.store.data, calls: undefined, clock_ms: undefined });
+  const withoutCalls = (): string => recordsBesideCalls(t.emulator);
   const before = withoutCalls();
-  const callsBefore = Object.keys(t.emulator.store.data.calls).length;
+  const callsBefore = stateOf(t.emulator).calls.length;
   await t.api.send((r) => r.post('/v1/tasks').set(bearer).set('Content-Type', 'application/json').send('{bad'));
   await t.api.post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'search', agree: true } });
   await t.api.post('/v1/tasks', { model: 'nope', input: {} });
   await t.api.send((r) => r.post('/v1/tasks').set('Authorization', 'Bearer sk-bad').send(socialNote()));
   expect(withoutCalls()).toBe(before);
-  expect(Object.keys(t.emulator.store.data.calls).length).toBe(callsBefore + 4);
+  expect(stateOf(t.emulator).calls.length).toBe(callsBefore + 4);
 });

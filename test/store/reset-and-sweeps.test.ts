@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.ts';
-import type { StoredDelivery } from '../../src/store/index.ts';
-import { oldestFirst } from '../../src/store/oldest-first.ts';
+import type { CallRecord } from '../../src/calls/index.ts';
+import { parseTime } from '../../src/clock/index.ts';
 import { startEmulator } from '../support/harness.ts';
 
 /** Resets in the middle of things, and sweeps of a long queue: the edges a review of the store found. */
@@ -16,7 +15,7 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 it('keeps the start counter through a reset, so a seeded restart does not hand out ids already stored', async () => {
-  const db = join(dir, 'db.json');
+  const db = join(dir, 'store.db');
   const first = await startEmulator({ db, seed: 'same' });
   await first.admin.post('/_emulator/reset');
   const before = (await first.api.get('/v1/models')).headers['x-request-id'] as string;
@@ -24,10 +23,10 @@ it('keeps the start counter through a reset, so a seeded restart does not hand o
 
   const second = await startEmulator({ db, seed: 'same' });
   try {
-    expect(second.emulator.store.data.starts).toBe(2);
+    expect(second.emulator.store.meta.get('starts')).toBe(2);
     const after = (await second.api.get('/v1/models')).headers['x-request-id'] as string;
     expect(after).not.toBe(before);
-    expect(Object.hasOwn(second.emulator.store.peek().calls, before)).toBe(true);
+    expect(second.emulator.db.calls.get(before)).toBeDefined();
   } finally {
     await second.close();
   }
@@ -57,11 +56,25 @@ it('settles nothing on the fresh data when a reset comes in the middle of a text
   }
 });
 
-it('sweeps a queue of 200,000 messages that must all be kept, without overflowing the stack', async () => {
-  const store = await openStore({});
-  for (let i = 0; i < 200_000; i += 1) store.data.deliveries[`msg_${i}`] = { id: `msg_${i}`, status: 'pending' } as StoredDelivery;
-  const queue = oldestFirst(store, 'deliveries');
-  expect(queue.sweep(() => 'keep')).toBe(0);
-  expect(queue.sweep((id) => (id === 'msg_0' ? 'drop' : 'stop'))).toBe(1);
-  expect(Object.keys(store.peek().deliveries)).toHaveLength(199_999);
+it('sweeps 50,000 old call records in batches on one advance, and keeps the young ones', async () => {
+  const t = await startEmulator({ startTime: '2026-11-23T09:00:00+08:00' });
+  try {
+    const { db } = t.emulator;
+    const old = parseTime('2026-11-23T09:00:00+08:00');
+    db.store.transaction(() => {
+      for (let i = 0; i < 50_000; i += 1) {
+        const record = { request_id: `req_old${String(i).padStart(19, '0')}`, at: '2026-11-23T09:00:00+08:00' } as CallRecord;
+        db.calls.put(record, old);
+      }
+    });
+    await t.admin.post('/_emulator/clock/advance', { seconds: 30 * 24 * 3600 - 60 });
+    const young = (await t.api.get('/v1/models')).headers['x-request-id'] as string;
+    expect(db.store.driver.prepare('SELECT count(*) FROM calls').get()?.[0]).toBeGreaterThan(50_000);
+    await t.admin.post('/_emulator/clock/advance', { seconds: 3600 });
+    // Every batch ran at the 30-day sweep: nothing old is left, and the record a minute younger stays.
+    expect(db.store.driver.prepare("SELECT count(*) FROM calls WHERE request_id LIKE 'req_old%'").get()?.[0]).toBe(0);
+    expect(db.calls.get(young)).toBeDefined();
+  } finally {
+    await t.close();
+  }
 });

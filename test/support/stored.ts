@@ -1,7 +1,7 @@
-import type { StoreData } from '../../src/store/index.ts';
+import type { StoredAccount } from '../../src/accounts/index.ts';
 
 /** A stored account as the store holds it, for tests that work on the store directly. */
-export const storedAccount = (id: string, available = '10.000'): StoreData['accounts'][string] => ({
+export const storedAccount = (id: string, available = '10.000'): StoredAccount => ({
   id,
   available,
   frozen: '0.000',

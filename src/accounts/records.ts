@@ -1,0 +1,65 @@
+import type { Points } from '../billing/index.ts';
+import type { KeySettings, QuotaUse } from '../keys/settings.ts';
+import type { Store } from '../store/index.ts';
+import { bodies, body } from '../store/index.ts';
+
+export interface StoredAccount {
+  id: string;
+  available: Points;
+  frozen: Points;
+  charged: Points;
+  webhook_url: string | null;
+  webhook_secret: string;
+  /** Running tasks plus text calls the account may have at once; null: no cap. */
+  concurrency?: number | null;
+  /** Secrets replaced by a rotation, still signing until `until_ms` (24 clock hours). */
+  previous_secrets?: { secret: string; until_ms: number }[];
+  created_at: string;
+}
+
+export interface StoredKey {
+  key: string;
+  account_id: string;
+  created_at: string;
+  settings?: KeySettings;
+  quota_use?: QuotaUse;
+}
+
+export interface AccountsRepo {
+  get(id: string): StoredAccount | undefined;
+  put(account: StoredAccount): void;
+  /** Oldest first. */
+  all(): StoredAccount[];
+  count(): number;
+}
+
+export interface KeysRepo {
+  get(key: string): StoredKey | undefined;
+  put(key: StoredKey): void;
+  ofAccount(accountId: string): StoredKey[];
+}
+
+export function accountsRepo(store: Store): AccountsRepo {
+  const { driver } = store;
+  return {
+    get: (id) => body<StoredAccount>(driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id)),
+    put: (account) =>
+      void driver
+        .prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body')
+        .run(account.id, JSON.stringify(account)),
+    all: () => bodies<StoredAccount>(driver.prepare('SELECT body FROM accounts ORDER BY seq').all()),
+    count: () => Number(driver.prepare('SELECT count(*) FROM accounts').get()?.[0] ?? 0),
+  };
+}
+
+export function keysRepo(store: Store): KeysRepo {
+  const { driver } = store;
+  return {
+    get: (key) => body<StoredKey>(driver.prepare('SELECT body FROM keys WHERE key = ?').get(key)),
+    put: (key) =>
+      void driver
+        .prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body')
+        .run(key.key, key.account_id, JSON.stringify(key)),
+    ofAccount: (accountId) => bodies<StoredKey>(driver.prepare('SELECT body FROM keys WHERE account_id = ? ORDER BY seq').all(accountId)),
+  };
+}

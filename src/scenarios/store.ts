@@ -1,0 +1,26 @@
+import type { Store } from '../store/index.ts';
+import { bodies } from '../store/index.ts';
+import type { Scenario } from './types.ts';
+
+/** Scenarios loaded at run time, newest load first and each load in its own order. */
+export interface ScenariosRepo {
+  all(): Scenario[];
+  /** Adds a load ahead of the earlier ones; a name in use is replaced. */
+  load(scenarios: Scenario[]): void;
+}
+
+export function scenariosRepo(store: Store): ScenariosRepo {
+  const { driver } = store;
+  return {
+    all: () => bodies<Scenario>(driver.prepare('SELECT body FROM scenarios ORDER BY seq DESC').all()),
+    load(scenarios) {
+      store.transaction(() => {
+        for (const scenario of scenarios) driver.prepare('DELETE FROM scenarios WHERE name = ?').run(scenario.name);
+        // Inserted last to first, so the newest-first order lists this load in its own order.
+        for (const scenario of [...scenarios].reverse()) {
+          driver.prepare('INSERT INTO scenarios (name, body) VALUES (?, ?)').run(scenario.name, JSON.stringify(scenario));
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import { JSONFile } from 'lowdb/node';
+import { StoreOpenError } from '../store/index.ts';
+import type { StateDocument } from './document.ts';
+import { stateProblem } from './import.ts';
+
+/** Reads a state document from a file (lowdb's JSON file adapter); a missing or wrong one is a one-line error. */
+export async function readStateFile(path: string): Promise<StateDocument> {
+  let read: unknown;
+  try {
+    read = await new JSONFile<unknown>(path).read();
+  } catch (err) {
+    throw new StoreOpenError(`${path}: not a state document (${(err as Error).message})`);
+  }
+  if (read === null) throw new StoreOpenError(`${path}: no such state document`);
+  const problem = stateProblem(read);
+  if (problem) throw new StoreOpenError(`${path}: not a state document (${problem})`);
+  return read as StateDocument;
+}
+
+/** Writes a state document readably (indented), replacing the file whole: a reader never sees half of one. */
+export async function writeStateFile(path: string, state: StateDocument): Promise<void> {
+  await new JSONFile<StateDocument>(path).write(state);
+}

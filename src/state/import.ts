@@ -1,0 +1,45 @@
+import { parseTime } from '../clock/index.ts';
+import type { Db } from '../db.ts';
+import { ApiError } from '../errors/index.ts';
+import { STATE_FORMAT, STATE_VERSION } from './document.ts';
+import type { StateDocument } from './document.ts';
+
+const SECTIONS = ['accounts', 'keys', 'tasks', 'idempotency', 'ledger', 'files', 'deliveries', 'calls', 'scenarios'] as const;
+
+/** What is wrong with a document that claims to be a state, or null. Shapes inside records are trusted. */
+export function stateProblem(doc: unknown): string | null {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'not a JSON object';
+  const state = doc as Partial<StateDocument>;
+  if (state.format !== STATE_FORMAT) return `format must be '${STATE_FORMAT}'`;
+  if (state.version !== STATE_VERSION) return `version ${String(state.version)} is not ${STATE_VERSION}`;
+  for (const section of SECTIONS) if (!Array.isArray(state[section])) return `${section} must be a list`;
+  return null;
+}
+
+/**
+ * Replaces everything stored with the document's records, inside the caller's transaction (all or nothing).
+ * Returns the clock position the document had.
+ */
+export function importState(db: Db, state: StateDocument): number | null {
+  const problem = stateProblem(state);
+  if (problem) throw new ApiError('invalid_params', `Not a state document: ${problem}.`);
+  const { store } = db;
+  store.wipe();
+  for (const account of state.accounts) db.accounts.put(account);
+  for (const key of state.keys) db.keys.put(key);
+  for (const { seq: _seq, ...task } of state.tasks) db.tasks.insert(task);
+  for (const { account_id, key, ...record } of state.idempotency) db.idempotency.put(account_id, key, record);
+  for (const entry of state.ledger) db.ledger.restore(entry);
+  let fileSeq = store.meta.get<number>('file_seq') ?? 0;
+  for (const file of state.files) {
+    db.files.restore(file);
+    fileSeq = Math.max(fileSeq, Number(file.id.slice('file_'.length)) || 0);
+  }
+  store.meta.set('file_seq', fileSeq);
+  for (const delivery of state.deliveries) db.deliveries.put(delivery);
+  for (const call of state.calls) db.calls.put(call, parseTime(call.at));
+  if (state.scenarios.length > 0) db.scenarios.load(state.scenarios);
+  // Every ledger entry of the document is settled history: none is a text call still running.
+  store.meta.set('ledger_checked', db.ledger.lastId());
+  return state.clock_ms;
+}

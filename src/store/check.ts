@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Driver, SqlValue } from './driver.ts';
+
+/**
+ * What a store check reads: SQLite's own check of every page and index, then each account's balances beside the
+ * sums of its ledger (a changed digit in a balance is no damage to SQLite, but breaks `funded = available +
+ * frozen + charged`). The reads are plain SQL so they run the same on the emulator's connection and in a worker.
+ */
+const queries = (full: boolean): string[] => [
+  full ? 'PRAGMA integrity_check' : 'PRAGMA quick_check',
+  'SELECT body FROM accounts',
+  'SELECT account_id, kind, sum(milli) FROM ledger GROUP BY account_id, kind',
+];
+
+/** Thousandths of a point from a three-decimal string, exactly (`-1.500` → -1500n). */
+const milli = (points: unknown): bigint | null => (typeof points === 'string' && /^-?\d+\.\d{3}$/.test(points) ? BigInt(points.replace('.', '')) : null);
+
+function problemsIn([pages = [], accounts = [], sums = []]: SqlValue[][][]): string[] {
+  // SQLite's lines can hold line breaks ("*** in database main ***\nTree 26 page 26: ..."): one line each here.
+  const problems = pages.map((row) => String(row[0]).replace(/\s*\n\s*/g, ' ')).filter((line) => line !== 'ok').slice(0, 5);
+  const byAccount = new Map<string, Record<string, bigint>>();
+  for (const [account, kind, total] of sums) {
+    const entry = byAccount.get(String(account)) ?? {};
+    entry[String(kind)] = BigInt(Number(total));
+    byAccount.set(String(account), entry);
+  }
+  for (const [body] of accounts) {
+    const account = JSON.parse(String(body)) as { id: string; available: unknown; frozen: unknown; charged: unknown };
+    const s = byAccount.get(account.id) ?? {};
+    const [fund = 0n, freeze = 0n, charge = 0n, refund = 0n] = [s['fund'], s['freeze'], s['charge'], s['refund']];
+    const expected = { available: fund - freeze + refund, frozen: freeze - charge - refund, charged: charge };
+    for (const field of ['available', 'frozen', 'charged'] as const) {
+      const stored = milli(account[field]);
+      if (stored !== expected[field]) {
+        problems.push(`account ${account.id}: ${field} is ${String(account[field])}, its ledger says ${(Number(expected[field]) / 1000).toFixed(3)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Checks a store on this connection; `full` runs SQLite's complete integrity check. Empty when all is well. */
+export function checkStore(driver: Driver, full = false): string[] {
+  try {
+    return problemsIn(queries(full).map((sql) => driver.prepare(sql).all()));
+  } catch (err) {
+    // Damage bad enough that a query of the check itself fails is the check's answer, not a crash.
+    if (!/^SQLITE_(CORRUPT|NOTADB)/.test((err as { code?: string }).code ?? '')) throw err;
+    return [(err as Error).message];
+  }
+}
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.libsql);
+const db = new Database(workerData.path, { readonly: true });
+try {
+  parentPort.postMessage(workerData.queries.map((sql) => db.prepare(sql).raw().all()));
+} finally {
+  db.close();
+}`;
+
+/** The same check on a connection of its own in a worker thread: the event loop goes on serving meanwhile. */
+export function checkStoreInBackground(path: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { path, queries: queries(false), libsql: createRequire(import.meta.url).resolve('libsql') },
+    });
+    worker.once('message', (results: SqlValue[][][]) => {
+      resolve(problemsIn(results));
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    // A check still running never holds a process that is done.
+    worker.unref();
+  });
+}

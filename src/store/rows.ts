@@ -1,0 +1,24 @@
+import type { SqlValue } from './driver.ts';
+
+/** The record a row's `body` column holds (JSON written by the same repository). */
+export const body = <T>(row: SqlValue[] | undefined, column = 0): T | undefined =>
+  row === undefined ? undefined : (JSON.parse(row[column] as string) as T);
+
+export const bodies = <T>(rows: SqlValue[][], column = 0): T[] => rows.map((row) => JSON.parse(row[column] as string) as T);
+
+/** A page of `limit` rows, read as `limit + 1` so `hasMore` costs no count. */
+export function pageOf<T>(rows: T[], limit: number): { rows: T[]; hasMore: boolean } {
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/**
+ * A WHERE clause of equalities, one per condition whose value is given: `[['account_id', id], ['status',
+ * undefined]]` → `WHERE account_id = ?` with `[id]`. Columns are the caller's own words, never input.
+ */
+export function whereOf(conditions: [column: string, value: string | number | undefined][]): { sql: string; params: (string | number)[] } {
+  const given = conditions.filter((c): c is [string, string | number] => c[1] !== undefined);
+  return {
+    sql: given.length > 0 ? `WHERE ${given.map(([column]) => `${column} = ?`).join(' AND ')}` : '',
+    params: given.map(([, value]) => value),
+  };
+}

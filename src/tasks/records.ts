@@ -1,0 +1,101 @@
+import type { Points } from '../billing/index.ts';
+import type { TaskPlan } from '../scenarios/types.ts';
+import type { Store } from '../store/index.ts';
+import { bodies, body, pageOf, whereOf } from '../store/index.ts';
+import type { Task, TaskStatus } from './task.ts';
+
+export interface StoredTask {
+  task: Task;
+  account_id: string;
+  /** Creation order (newest-first listing sorts on it: created_at has whole seconds only); set when inserted. */
+  seq: number;
+  idempotency_key: string | null;
+  /** Exact virtual times (the task object shows whole seconds). */
+  created_ms: number;
+  started_ms: number | null;
+  plan: TaskPlan;
+  /** The submission's callback address (not part of the task object). */
+  webhook_url?: string | null;
+  /** The key that submitted it (quota, concurrency), and what its quota gave at submission. */
+  key?: string | null;
+  quota_taken?: Points;
+}
+
+export interface IdempotencyRecord {
+  task_id: string;
+  model: string;
+  /** Canonical JSON of the normalized input: equal requests normalize equal. */
+  input: string;
+}
+
+export interface TaskFilter {
+  accountId?: string;
+  status?: TaskStatus;
+  model?: string;
+}
+
+export interface TasksRepo {
+  get(id: string): StoredTask | undefined;
+  has(id: string): boolean;
+  /** Stores a new task; its `seq` is given here. */
+  insert(stored: Omit<StoredTask, 'seq'>): StoredTask;
+  /** Writes a task already stored. */
+  put(stored: StoredTask): void;
+  /** Newest first, one page. */
+  page(filter: TaskFilter, limit: number, offset: number): { rows: StoredTask[]; hasMore: boolean };
+  /** Tasks still queued or processing, oldest first. */
+  unfinished(): StoredTask[];
+  count(): number;
+}
+
+export interface IdempotencyRepo {
+  get(accountId: string, key: string): IdempotencyRecord | undefined;
+  put(accountId: string, key: string, record: IdempotencyRecord): void;
+}
+
+export function tasksRepo(store: Store): TasksRepo {
+  const { driver } = store;
+  return {
+    get: (id) => body<StoredTask>(driver.prepare('SELECT body FROM tasks WHERE id = ?').get(id)),
+    has: (id) => driver.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined,
+    insert(stored) {
+      const { lastInsertRowid } = driver
+        .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
+        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, '{}');
+      const inserted: StoredTask = { ...stored, seq: lastInsertRowid };
+      driver.prepare('UPDATE tasks SET body = ? WHERE seq = ?').run(JSON.stringify(inserted), lastInsertRowid);
+      return inserted;
+    },
+    put(stored) {
+      const { changes } = driver
+        .prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?')
+        .run(stored.task.status, JSON.stringify(stored), stored.task.id);
+      if (changes !== 1) throw new Error(`task ${stored.task.id} is not stored`);
+    },
+    page(filter, limit, offset) {
+      const { sql, params } = whereOf([
+        ['account_id', filter.accountId],
+        ['status', filter.status],
+        ['model', filter.model],
+      ]);
+      const rows = driver.prepare(`SELECT body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset);
+      return pageOf(bodies<StoredTask>(rows), limit);
+    },
+    count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
+    unfinished: () => bodies<StoredTask>(driver.prepare("SELECT body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
+  };
+}
+
+export function idempotencyRepo(store: Store): IdempotencyRepo {
+  const { driver } = store;
+  return {
+    get(accountId, key) {
+      const row = driver.prepare('SELECT task_id, model, input FROM idempotency WHERE account_id = ? AND key = ?').get(accountId, key);
+      return row === undefined ? undefined : { task_id: row[0] as string, model: row[1] as string, input: row[2] as string };
+    },
+    put: (accountId, key, record) =>
+      void driver
+        .prepare('INSERT OR REPLACE INTO idempotency (account_id, key, task_id, model, input) VALUES (?, ?, ?, ?, ?)')
+        .run(accountId, key, record.task_id, record.model, record.input),
+  };
+}

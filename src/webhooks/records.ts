@@ -1,0 +1,84 @@
+import type { Store } from '../store/index.ts';
+import { bodies, body, pageOf, whereOf } from '../store/index.ts';
+
+export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';
+
+/** One send of a callback message. */
+export interface DeliveryAttempt {
+  number: number;
+  /** `automatic` (the first send and its retries), `resend` (manual, never retried) or `manual` (a test event). */
+  kind: 'automatic' | 'resend' | 'manual';
+  /** Virtual time of the send. */
+  at: string;
+  /** The webhook-timestamp header sent (Unix seconds). */
+  webhook_timestamp: number;
+  status_code: number | null;
+  error: string | null;
+  /** Real milliseconds the receiver took. */
+  duration_ms: number;
+  /** The first 1 KB of the answer. */
+  response_excerpt: string;
+  ok: boolean;
+}
+
+/** A callback message: one per task reaching a terminal state, retried on failure. */
+export interface StoredDelivery {
+  id: string;
+  account_id: string;
+  task_id: string | null;
+  type: DeliveryType;
+  url: string;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  created_at: string;
+  /** Virtual ms of creation (the retention counts from it). */
+  created_ms: number;
+  status: 'pending' | 'delivered' | 'failed';
+  /** Virtual time the next automatic attempt falls due, or null when none will. */
+  next_attempt_ms: number | null;
+  attempts: DeliveryAttempt[];
+}
+
+export interface DeliveryFilter {
+  taskId?: string;
+  accountId?: string;
+}
+
+export interface DeliveriesRepo {
+  get(id: string): StoredDelivery | undefined;
+  put(delivery: StoredDelivery): void;
+  /** Messages still to be sent, oldest first. */
+  pending(): StoredDelivery[];
+  /** Newest first. */
+  list(filter: DeliveryFilter, limit: number, offset: number): { rows: StoredDelivery[]; hasMore: boolean };
+  /** Deletes at most `limit` finished messages created at or before `beforeMs`; returns how many (a message still retrying stays, whatever its age). */
+  dropFinished(beforeMs: number, limit: number): number;
+}
+
+export function deliveriesRepo(store: Store): DeliveriesRepo {
+  const { driver } = store;
+  return {
+    get: (id) => body<StoredDelivery>(driver.prepare('SELECT body FROM deliveries WHERE id = ?').get(id)),
+    put(delivery) {
+      driver
+        .prepare(
+          `INSERT INTO deliveries (id, account_id, task_id, status, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body`,
+        )
+        .run(delivery.id, delivery.account_id, delivery.task_id, delivery.status, delivery.created_ms, JSON.stringify(delivery));
+    },
+    pending: () => bodies<StoredDelivery>(driver.prepare("SELECT body FROM deliveries WHERE status = 'pending' ORDER BY seq").all()),
+    list(filter, limit, offset) {
+      const { sql, params } = whereOf([
+        ['task_id', filter.taskId],
+        ['account_id', filter.accountId],
+      ]);
+      const rows = driver.prepare(`SELECT body FROM deliveries ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset);
+      return pageOf(bodies<StoredDelivery>(rows), limit);
+    },
+    dropFinished: (beforeMs, limit) =>
+      driver
+        .prepare("DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE status <> 'pending' AND created_ms <= ? ORDER BY created_ms LIMIT ?)")
+        .run(beforeMs, limit).changes,
+  };
+}

@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/index.ts';
+import { repositories } from '../../src/db.ts';
+import { createRandom } from '../../src/random/index.ts';
+import { openStore, StoreOpenError } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/index.ts';
+import { killAll, startCli } from '../support/cli.ts';
+import { socialNote, startEmulator } from '../support/harness.ts';
+import { stateOnDisk } from '../support/state.ts';
+
+/** The store's own promises: all-or-nothing transactions, effects after commit, one writer, loud damage. */
+
+let dir: string;
+let path: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-'));
+  path = join(dir, 'store.db');
+});
+afterEach(async () => {
+  killAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+
+/** Runs the CLI to its end: exit code and everything printed. */
+function runCli(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code: code ?? -1, output }));
+  });
+}
+
+const fundedStore = (points = '100.000'): Store => {
+  const store = openStore({ path });
+  store.transaction(() => createAccount(repositories(store), createRandom('s'), 0, { id: 'acct_a', points }));
+  return store;
+};
+
+it('rolls a throwing transaction back whole: no balance moved, no ledger entry, no effect run', () => {
+  const store = fundedStore();
+  const db = repositories(store);
+  const effects: string[] = [];
+  expect(() =>
+    store.transaction(() => {
+      const account = db.accounts.get('acct_a');
+      if (!account) throw new Error('no account');
+      db.accounts.put({ ...account, available: '0.000' });
+      db.ledger.append({ account_id: 'acct_a', kind: 'freeze', points: '100.000', task_id: null, at: 'x' });
+      store.afterCommit(() => effects.push('sent'));
+      throw new Error('halfway');
+    }),
+  ).toThrow('halfway');
+  expect(db.accounts.get('acct_a')?.available).toBe('100.000');
+  expect(db.ledger.ofAccount('acct_a').map((e) => e.kind)).toEqual(['fund']);
+  expect(effects).toEqual([]);
+  store.close();
+});
+
+it('rolls back a nested transaction alone, and runs the effects of what committed after the commit, in order', () => {
+  const store = fundedStore();
+  const db = repositories(store);
+  const seen: string[] = [];
+  store.transaction(() => {
+    store.afterCommit(() => seen.push(`outer sees ${db.accounts.get('acct_a')?.webhook_url ?? 'none'}`));
+    const account = db.accounts.get('acct_a');
+    if (account) db.accounts.put({ ...account, webhook_url: 'https://a.example/hook' });
+    expect(() =>
+      store.transaction(() => {
+        db.accounts.put({ ...(db.accounts.get('acct_a') as NonNullable<typeof account>), webhook_url: 'https://b.example/hook' });
+        store.afterCommit(() => seen.push('inner, rolled back'));
+        throw new Error('inner');
+      }),
+    ).toThrow('inner');
+    store.transaction(() => store.afterCommit(() => seen.push('inner, kept')));
+    seen.push('before commit');
+  });
+  expect(seen).toEqual(['before commit', 'outer sees https://a.example/hook', 'inner, kept']);
+  store.close();
+});
+
+it('refuses a transaction that would span an await, and keeps nothing of it', () => {
+  const store = fundedStore();
+  const db = repositories(store);
+  expect(() =>
+    store.transaction(() => {
+      db.accounts.put({ ...(db.accounts.get('acct_a') as NonNullable<ReturnType<typeof db.accounts.get>>), available: '1.000' });
+      return Promise.resolve();
+    }),
+  ).toThrow(/cannot span an await/);
+  expect(db.accounts.get('acct_a')?.available).toBe('100.000');
+  store.close();
+});
+
+it('refuses a second emulator on the same store with one line naming the holder, exit 2, and the first keeps serving', async () => {
+  const first = await startCli(['--db', path, '--clock', 'manual']);
+  const second = await runCli(['start', '--port', '0', '--db', path]);
+  expect(second.code).toBe(2);
+  expect(second.output.trim().split('\n')).toHaveLength(1);
+  expect(second.output).toContain(`the store is in use by process ${first.child.pid ?? '?'}`);
+  const health = await fetch(`${first.base}/_emulator/health`);
+  expect(health.status).toBe(200);
+  const submit = await fetch(`${first.base}/v1/tasks`, {
+    method: 'POST',
+    headers: { Authorization: 'Bearer sk-emulator-demo', 'Content-Type': 'application/json' },
+    body: JSON.stringify(socialNote()),
+  });
+  expect(submit.status).toBe(200);
+});
+
+it('stops the start of a store with damaged pages, with one line saying so, exit 2', async () => {
+  const store = fundedStore();
+  const db = repositories(store);
+  store.transaction(() => {
+    for (let i = 0; i < 200; i += 1) db.ledger.append({ account_id: 'acct_b', kind: 'fund', points: '1.000', task_id: null, at: 'x'.repeat(200) });
+  });
+  store.driver.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  store.close();
+  // Garbage over a page in the middle of the file (past the header and the schema).
+  const fd = openSync(path, 'r+');
+  const pages = statSync(path).size / 4096;
+  expect(pages).toBeGreaterThan(8);
+  writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, Math.floor(pages / 2) * 4096);
+  closeSync(fd);
+  expect(() => openStore({ path })).toThrow(StoreOpenError);
+  expect(() => openStore({ path })).toThrow(/the store is damaged/);
+  const start = await runCli(['start', '--port', '0', '--db', path]);
+  expect(start.code).toBe(2);
+  expect(start.output.trim().split('\n')).toHaveLength(1);
+  expect(start.output).toMatch(/store\.db: the store is damaged .*svc-emulator store check/);
+  const check = await runCli(['store', 'check', '--db', path]);
+  expect(check.code).toBe(1);
+  expect(check.output).toContain('damaged');
+});
+
+it('stops the start of a store whose balance no longer agrees with its ledger (one digit changed)', () => {
+  fundedStore('10000.000').close();
+  const raw = openStore({ path, readOnly: true });
+  raw.driver.exec(`UPDATE accounts SET body = json_set(body, '$.available', '20000.000') WHERE id = 'acct_a'`);
+  raw.close();
+  expect(() => openStore({ path })).toThrow(/account acct_a: available is 20000\.000, its ledger says 10000\.000/);
+});
+
+it('refuses a store of a newer schema than it understands, and a file that is no store', async () => {
+  fundedStore().close();
+  const raw = openStore({ path, readOnly: true });
+  raw.driver.exec('PRAGMA user_version = 99');
+  raw.close();
+  expect(() => openStore({ path })).toThrow(/schema version 99 is newer than this emulator understands/);
+  const other = join(dir, 'notes.txt');
+  await writeFile(other, 'hello, not a database');
+  expect(() => openStore({ path: other })).toThrow(/not a store file/);
+});
+
+it('checks a large store after it starts instead: health answers 503 damaged, naming the problem', async () => {
+  fundedStore('10000.000').close();
+  const raw = openStore({ path, readOnly: true });
+  raw.driver.exec(`UPDATE accounts SET body = json_set(body, '$.frozen', '5.000') WHERE id = 'acct_a'`);
+  raw.close();
+  const t = await startEmulator({ db: path, storeCheckAtOpenBytes: 0, log: () => undefined });
+  try {
+    let health = await t.admin.get('/_emulator/health');
+    for (let i = 0; i < 100 && health.status === 200; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      health = await t.admin.get('/_emulator/health');
+    }
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'damaged', store: expect.stringMatching(/account acct_a: frozen is 5\.000, its ledger says 0\.000/) });
+  } finally {
+    await t.close();
+  }
+});
+
+it('checks, backs up while running, refuses to restore while running, and restores once stopped (store CLI)', async () => {
+  const cli = await startCli(['--db', path, '--clock', 'manual']);
+  const submit = async (): Promise<string> => {
+    const res = await fetch(`${cli.base}/v1/tasks`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer sk-emulator-demo', 'Content-Type': 'application/json' },
+      body: JSON.stringify(socialNote()),
+    });
+    return ((await res.json()) as { id: string }).id;
+  };
+  const kept = await submit();
+  expect(await runCli(['store', 'check', '--db', path])).toMatchObject({ code: 0, output: expect.stringContaining('sound') });
+  const backup = join(dir, 'backup.db');
+  expect((await runCli(['store', 'backup', '--db', path, backup])).code).toBe(0);
+  const later = await submit();
+  const refused = await runCli(['store', 'restore', '--db', path, backup]);
+  expect(refused.code).toBe(2);
+  expect(refused.output).toContain('in use by process');
+  cli.child.kill('SIGTERM');
+  expect(await cli.exited).toBe(0);
+  expect((await runCli(['store', 'restore', '--db', path, backup])).code).toBe(0);
+  const ids = stateOnDisk(path).tasks.map((t) => t.task.id);
+  expect(ids).toContain(kept);
+  expect(ids).not.toContain(later);
+});
+
+it('says what is wrong with a damaged store (store check exits 1)', async () => {
+  fundedStore().close();
+  const raw = openStore({ path, readOnly: true });
+  raw.driver.exec(`UPDATE accounts SET body = json_set(body, '$.charged', '1.000') WHERE id = 'acct_a'`);
+  raw.close();
+  const check = await runCli(['store', 'check', '--db', path]);
+  expect(check.code).toBe(1);
+  expect(check.output).toContain('account acct_a: charged is 1.000, its ledger says 0.000');
+});
