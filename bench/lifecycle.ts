@@ -57,10 +57,9 @@ for (let minute = 0; minute < 120; minute++) {
 }
 const driveMs = performance.now() - driveStart;
 
-const tasks = Object.values(emulator.store.data.tasks);
-const unfinished = tasks.filter((t) => t.task.status === 'queued' || t.task.status === 'processing').length;
 const byStatus: Record<string, number> = {};
-for (const t of tasks) byStatus[t.task.status] = (byStatus[t.task.status] ?? 0) + 1;
+for (const [status, count] of emulator.store.driver.prepare('SELECT status, count(*) FROM tasks GROUP BY status').all()) byStatus[String(status)] = Number(count);
+const unfinished = (byStatus['queued'] ?? 0) + (byStatus['processing'] ?? 0);
 await emulator.close();
 console.log(
   JSON.stringify({

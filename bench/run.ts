@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: start-up time to the first 200, and requests per second of GET /v1/tasks/{id} and
  * POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this machine); callbacks
- * past hanging receivers; store growth and a soak; all in one run. Every server runs in its own process so the load generator does not share its event loop.
+ * past hanging receivers; store growth, the retention sweep of a grown store, and a soak; all in one run. Every
+ * server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -77,7 +78,7 @@ interface SoakFigures {
   perMinute: number;
   minutes: number;
   hourMs: number;
-  samples: { minute: number; heapMb: number; rssMb: number; tasks: number; files: number; records: number; messages: number; jsonMb: number }[];
+  samples: { minute: number; heapMb: number; rssMb: number; tasks: number; files: number; records: number; messages: number; jsonMb: number; storeMb: number }[];
 }
 
 async function main(): Promise<void> {
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
   let file;
   try {
-    file = await benchEmulator('file store', ['--db', join(dir, 'db.json')]);
+    file = await benchEmulator('file store', ['--db', join(dir, 'store.db')]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -153,13 +154,13 @@ async function main(): Promise<void> {
     `soak: file store, each virtual minute ${soak.perMinute} submits + ${soak.perMinute} text calls + ${soak.perMinute} reads, callbacks to a local receiver; ` +
       `1 virtual hour took ${(soak.hourMs / 1000).toFixed(1)} s`,
   );
-  console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages  data as JSON'));
+  console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages  data as JSON  store file'));
   for (const s of soak.samples) {
     const when = s.minute <= soak.minutes ? `${s.minute} min` : `+31 days (sweeps ran)`;
     console.log(
       line(
         `  ${when}`,
-        `${s.heapMb.toFixed(1).padStart(8)} MB ${s.rssMb.toFixed(0).padStart(5)} MB ${String(s.tasks).padStart(6)} ${String(s.files).padStart(6)} ${String(s.records).padStart(8)} ${String(s.messages).padStart(9)} ${s.jsonMb.toFixed(1).padStart(8)} MB`,
+        `${s.heapMb.toFixed(1).padStart(8)} MB ${s.rssMb.toFixed(0).padStart(5)} MB ${String(s.tasks).padStart(6)} ${String(s.files).padStart(6)} ${String(s.records).padStart(8)} ${String(s.messages).padStart(9)} ${s.jsonMb.toFixed(1).padStart(8)} MB ${s.storeMb.toFixed(1).padStart(8)} MB`,
       ),
     );
   }

@@ -5,12 +5,14 @@
  * run (call records after 30 days, finished callback messages after 30 days, files at their expiry) and memory
  * is sampled once more. Runs alone (`node --expose-gc --import tsx bench/soak.ts`) and prints one JSON line.
  */
+import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator } from '../src/index.ts';
+import { exportState } from '../src/state/index.ts';
 
 const PER_MINUTE = Number(process.env['BENCH_SOAK_PER_MINUTE'] ?? 60);
 const MINUTES = 60;
@@ -32,11 +34,12 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-soak-'));
+const path = join(dir, 'store.db');
 const emulator = await createEmulator({
   clock: 'manual',
   adminToken: 'soak',
   log: () => undefined,
-  db: join(dir, 'db.json'),
+  db: path,
   allowInsecureWebhooks: true,
   // Result files live 10 minutes, so expiry runs many times within the hour.
   fileRetentionSeconds: 600,
@@ -61,23 +64,28 @@ interface Sample {
   files: number;
   records: number;
   messages: number;
-  /** The stored data as JSON, for comparison with the heap. */
+  /** The stored data as JSON (the state document), for comparison with the heap. */
   jsonMb: number;
+  /** The SQLite file and its write-ahead log. */
+  storeMb: number;
 }
 const samples: Sample[] = [];
+const fileMb = (file: string): number => (existsSync(file) ? statSync(file).size / 1048576 : 0);
 const sample = (minute: number): void => {
+  // Memory first, right after a full GC: what follows reads the whole store into the heap.
   gc();
-  const data = emulator.store.peek();
   const memory = process.memoryUsage();
+  const count = (table: string): number => Number(emulator.store.driver.prepare(`SELECT count(*) FROM ${table}`).get()?.[0] ?? 0);
   samples.push({
     minute,
     heapMb: memory.heapUsed / 1048576,
     rssMb: memory.rss / 1048576,
-    tasks: Object.keys(data.tasks).length,
-    files: Object.keys(data.files).length,
-    records: Object.keys(data.calls).length,
-    messages: Object.keys(data.deliveries).length,
-    jsonMb: JSON.stringify(data).length / 1048576,
+    tasks: count('tasks'),
+    files: count('files'),
+    records: count('calls'),
+    messages: count('deliveries'),
+    jsonMb: JSON.stringify(exportState(emulator.db, null)).length / 1048576,
+    storeMb: fileMb(path) + fileMb(`${path}-wal`),
   });
 };
 

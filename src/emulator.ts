@@ -169,9 +169,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     recordContent: options.recordContent ?? false,
     storeDamage: null,
   };
+  // Waited for by close(): a process must not end while the check's worker is in the middle of a query.
+  let backgroundCheck: Promise<void> = Promise.resolve();
   if (store.backgroundCheck && store.path) {
     const path = store.path;
-    checkStoreInBackground(path).then(
+    backgroundCheck = checkStoreInBackground(path).then(
       (problems) => {
         if (problems.length === 0) return;
         config.storeDamage = damageMessage(path, problems);
@@ -318,8 +320,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         webhooks.stop();
         await clock.stop();
         if (options.exportOnExit) await writeStateFile(options.exportOnExit, exportState(db, clock.now()));
+        await backgroundCheck;
         // Last: no transaction may follow.
-        store.close();
+        await store.close();
       })();
       return closing;
     },

@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import type { Store } from '../store/index.ts';
-import { bodies } from '../store/index.ts';
+import type { SqlValue } from '../store/index.ts';
 import type { LedgerEntry, LedgerKind } from './ledger.ts';
 import type { Points } from './points.ts';
 
@@ -18,6 +18,9 @@ export interface LedgerRepo {
   sums(): Map<string, Record<LedgerKind, bigint>>;
 }
 
+const entries = (rows: SqlValue[][]): LedgerEntry[] =>
+  rows.map(([id, body]) => ({ id: Number(id), ...(JSON.parse(body as string) as Omit<LedgerEntry, 'id'>) }));
+
 /** Points as an integer number of thousandths, for exact sums in SQL. */
 const milli = (points: Points): number => Number(new Big(points).times(1000).toFixed(0));
 
@@ -25,19 +28,18 @@ export function ledgerRepo(store: Store): LedgerRepo {
   const { driver } = store;
   return {
     append(entry) {
-      const next = Number(driver.prepare('SELECT coalesce(max(id), 0) + 1 FROM ledger').get()?.[0]);
-      const written: LedgerEntry = { id: next, ...entry };
-      driver
-        .prepare('INSERT INTO ledger (id, account_id, kind, milli, body) VALUES (?, ?, ?, ?, ?)')
-        .run(next, entry.account_id, entry.kind, milli(entry.points), JSON.stringify(written));
-      return written;
+      // The id is the row's own (the next after the largest), kept out of the JSON and put back on read.
+      const { lastInsertRowid } = driver
+        .prepare('INSERT INTO ledger (account_id, kind, milli, body) VALUES (?, ?, ?, ?)')
+        .run(entry.account_id, entry.kind, milli(entry.points), JSON.stringify(entry));
+      return { id: lastInsertRowid, ...entry };
     },
-    restore: (entry) =>
+    restore: ({ id, ...entry }) =>
       void driver
         .prepare('INSERT INTO ledger (id, account_id, kind, milli, body) VALUES (?, ?, ?, ?, ?)')
-        .run(entry.id, entry.account_id, entry.kind, milli(entry.points), JSON.stringify(entry)),
-    ofAccount: (accountId) => bodies<LedgerEntry>(driver.prepare('SELECT body FROM ledger WHERE account_id = ? ORDER BY id').all(accountId)),
-    after: (id, limit) => bodies<LedgerEntry>(driver.prepare('SELECT body FROM ledger WHERE id > ? ORDER BY id LIMIT ?').all(id, limit)),
+        .run(id, entry.account_id, entry.kind, milli(entry.points), JSON.stringify(entry)),
+    ofAccount: (accountId) => entries(driver.prepare('SELECT id, body FROM ledger WHERE account_id = ? ORDER BY id').all(accountId)),
+    after: (id, limit) => entries(driver.prepare('SELECT id, body FROM ledger WHERE id > ? ORDER BY id LIMIT ?').all(id, limit)),
     lastId: () => Number(driver.prepare('SELECT coalesce(max(id), 0) FROM ledger').get()?.[0]),
     sums() {
       const sums = new Map<string, Record<LedgerKind, bigint>>();

@@ -52,7 +52,7 @@ export async function storeCommand(argv: string[]): Promise<number> {
       try {
         await writeStateFile(needFile(), exportState(repositories(store), null));
       } finally {
-        store.close();
+        void store.close();
       }
       console.log(`${db}: exported to ${needFile()}`);
       return 0;

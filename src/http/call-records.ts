@@ -17,10 +17,13 @@ export function callRecords(deps: Deps): RequestHandler {
   return (req, res, next) => {
     const atMs = deps.clock.now();
     const startedWall = deps.clock.wallNow();
+    // A request a reset overtook belongs to the store it began on: nothing of it goes into the fresh one.
+    const epoch = deps.db.store.epoch;
+    res.locals['callEpoch'] = epoch;
     res.locals['callRecord'] = (status: number): [CallRecord, number] => [recordOf(deps, req, res, atMs, startedWall, status), atMs];
     let written = false;
     const write = (): void => {
-      if (written || deps.db.store.closed) return;
+      if (written || deps.db.store.closed || deps.db.store.epoch !== epoch) return;
       written = true;
       const record = recordOf(deps, req, res, atMs, startedWall, res.statusCode);
       deps.db.store.transaction(() => deps.db.calls.put(record, atMs));
@@ -77,7 +80,7 @@ export function callDetailsOf(res: Response): CallDetails {
 export function amendCall(deps: Pick<AppDeps, 'db'>, res: Response, patch: CallDetails): void {
   Object.assign(callDetailsOf(res), patch);
   const { db } = deps;
-  if (db.store.closed) return;
+  if (db.store.closed || db.store.epoch !== res.locals['callEpoch']) return;
   db.store.transaction(() => {
     const written = db.calls.get(requestIdOf(res));
     if (written) db.calls.put({ ...written, ...patch }, parseTime(written.at));

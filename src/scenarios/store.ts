@@ -11,9 +11,18 @@ export interface ScenariosRepo {
 
 export function scenariosRepo(store: Store): ScenariosRepo {
   const { driver } = store;
+  // Read on every submission: kept until a load or a reset changes them (a load's rollback drops the copy too).
+  let cached: { epoch: number; scenarios: Scenario[] } | null = null;
   return {
-    all: () => bodies<Scenario>(driver.prepare('SELECT body FROM scenarios ORDER BY seq DESC').all()),
+    all() {
+      if (cached?.epoch !== store.epoch) {
+        cached = { epoch: store.epoch, scenarios: bodies<Scenario>(driver.prepare('SELECT body FROM scenarios ORDER BY seq DESC').all()) };
+      }
+      return cached.scenarios;
+    },
     load(scenarios) {
+      cached = null;
+      store.afterCommit(() => (cached = null));
       store.transaction(() => {
         for (const scenario of scenarios) driver.prepare('DELETE FROM scenarios WHERE name = ?').run(scenario.name);
         // Inserted last to first, so the newest-first order lists this load in its own order.

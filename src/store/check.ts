@@ -55,11 +55,15 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.libsql);
 const db = new Database(workerData.path, { readonly: true });
+let results;
 try {
-  parentPort.postMessage(workerData.queries.map((sql) => db.prepare(sql).raw().all()));
+  results = workerData.queries.map((sql) => db.prepare(sql).raw().all());
 } finally {
   db.close();
-}`;
+}
+parentPort.postMessage(results);
+// The worker ends by itself: libsql's native code must not be torn down in the middle of a call.
+parentPort.close();`;
 
 /** The same check on a connection of its own in a worker thread: the event loop goes on serving meanwhile. */
 export function checkStoreInBackground(path: string): Promise<string[]> {
@@ -68,12 +72,8 @@ export function checkStoreInBackground(path: string): Promise<string[]> {
       eval: true,
       workerData: { path, queries: queries(false), libsql: createRequire(import.meta.url).resolve('libsql') },
     });
-    worker.once('message', (results: SqlValue[][][]) => {
-      resolve(problemsIn(results));
-      void worker.terminate();
-    });
+    worker.once('message', (results: SqlValue[][][]) => resolve(problemsIn(results)));
     worker.once('error', reject);
-    // A check still running never holds a process that is done.
-    worker.unref();
+    worker.once('exit', () => reject(new Error('the store check ended without an answer')));
   });
 }

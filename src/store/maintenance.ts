@@ -13,7 +13,7 @@ export function checkStoreFile(path: string): string[] {
   try {
     return checkStore(store.driver, true);
   } finally {
-    store.close();
+    void store.close();
   }
 }
 
@@ -24,7 +24,7 @@ export function backupStore(path: string, target: string): void {
   try {
     store.driver.prepare('VACUUM INTO ?').run(target);
   } finally {
-    store.close();
+    void store.close();
   }
 }
 

@@ -6,6 +6,7 @@ import type { Driver } from './driver.ts';
 import { openLibsql } from './libsql-driver.ts';
 import { migrate, StoreVersionError } from './schema.ts';
 import { checkStore } from './check.ts';
+import { startCheckpointer } from './checkpoint.ts';
 import { createStore } from './store.ts';
 import type { Store } from './store.ts';
 
@@ -131,6 +132,10 @@ export function openStore(options: StoreOptions = {}): Store {
     driver = openLibsql(path);
     driver.exec('PRAGMA journal_mode = WAL');
     driver.exec(`PRAGMA synchronous = ${options.sync ? 'FULL' : 'NORMAL'}`);
+    // The worker of checkpoint.ts copies the log into the database every second, off the event loop. The log is
+    // rewound only when a writer finds it all copied, which continuous writes may never allow: past 16 MB the
+    // COMMIT's own checkpoint finishes the little the worker left and the log starts again (kept to that size).
+    driver.exec('PRAGMA wal_autocheckpoint = 4096; PRAGMA journal_size_limit = 16777216');
     migrate(driver, path);
     if ((options.check ?? true) && statSync(path).size <= (options.checkAtOpenBytes ?? CHECK_AT_OPEN_BYTES)) {
       const problems = checkStore(driver);
@@ -148,12 +153,20 @@ export function openStore(options: StoreOptions = {}): Store {
   const store = createStore(driver, { kind: 'file', path }, { onEffectError });
   store.backgroundCheck = (options.check ?? true) && statSync(path).size > (options.checkAtOpenBytes ?? CHECK_AT_OPEN_BYTES);
   store.transaction(() => store.meta.set('holder', { pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+  const checkpointer = startCheckpointer(path);
   const close = store.close;
   const held = lock;
+  let stopped: Promise<void> | null = null;
   return Object.assign(store, {
     close() {
-      close();
-      held.close();
+      if (!stopped) {
+        void close();
+        held.close();
+        // The worker checkpoints once more and closes its connection; SQLite's own locks keep that safe beside a
+        // next emulator that may already have opened the store.
+        stopped = checkpointer.stop();
+      }
+      return stopped;
     },
   });
 }

@@ -30,7 +30,8 @@ export interface Store {
   wipe(): void;
   /** Counts wipes in this process: work begun before a reset settles nothing on the data after it. */
   readonly epoch: number;
-  close(): void;
+  /** Closes the store; resolves once whatever works on its file beside it (a checkpointer) has stopped. */
+  close(): Promise<void>;
 }
 
 export interface Meta {
@@ -122,9 +123,11 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
       return epoch;
     },
     close() {
-      if (closed) return;
-      closed = true;
-      driver.close();
+      if (!closed) {
+        closed = true;
+        driver.close();
+      }
+      return Promise.resolve();
     },
   };
   return store;

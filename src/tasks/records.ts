@@ -1,7 +1,8 @@
 import type { Points } from '../billing/index.ts';
 import type { TaskPlan } from '../scenarios/types.ts';
 import type { Store } from '../store/index.ts';
-import { bodies, body, pageOf, whereOf } from '../store/index.ts';
+import { pageOf, whereOf } from '../store/index.ts';
+import type { SqlValue } from '../store/index.ts';
 import type { Task, TaskStatus } from './task.ts';
 
 export interface StoredTask {
@@ -53,23 +54,27 @@ export interface IdempotencyRepo {
   put(accountId: string, key: string, record: IdempotencyRecord): void;
 }
 
+/** `seq` is the row's own number: kept out of the JSON, put back on read. */
+const withSeq = (row: SqlValue[] | undefined): StoredTask | undefined =>
+  row === undefined ? undefined : { ...(JSON.parse(row[1] as string) as Omit<StoredTask, 'seq'>), seq: Number(row[0]) };
+const jsonOf = ({ seq: _seq, ...rest }: StoredTask | Omit<StoredTask, 'seq'> & { seq?: number }): string => JSON.stringify(rest);
+
 export function tasksRepo(store: Store): TasksRepo {
   const { driver } = store;
+  const rows = (found: SqlValue[][]): StoredTask[] => found.map((row) => withSeq(row) as StoredTask);
   return {
-    get: (id) => body<StoredTask>(driver.prepare('SELECT body FROM tasks WHERE id = ?').get(id)),
+    get: (id) => withSeq(driver.prepare('SELECT seq, body FROM tasks WHERE id = ?').get(id)),
     has: (id) => driver.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined,
     insert(stored) {
       const { lastInsertRowid } = driver
         .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
-        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, '{}');
-      const inserted: StoredTask = { ...stored, seq: lastInsertRowid };
-      driver.prepare('UPDATE tasks SET body = ? WHERE seq = ?').run(JSON.stringify(inserted), lastInsertRowid);
-      return inserted;
+        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, jsonOf(stored));
+      return { ...stored, seq: lastInsertRowid };
     },
     put(stored) {
       const { changes } = driver
         .prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?')
-        .run(stored.task.status, JSON.stringify(stored), stored.task.id);
+        .run(stored.task.status, jsonOf(stored), stored.task.id);
       if (changes !== 1) throw new Error(`task ${stored.task.id} is not stored`);
     },
     page(filter, limit, offset) {
@@ -78,11 +83,10 @@ export function tasksRepo(store: Store): TasksRepo {
         ['status', filter.status],
         ['model', filter.model],
       ]);
-      const rows = driver.prepare(`SELECT body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset);
-      return pageOf(bodies<StoredTask>(rows), limit);
+      return pageOf(rows(driver.prepare(`SELECT seq, body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset)), limit);
     },
     count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
-    unfinished: () => bodies<StoredTask>(driver.prepare("SELECT body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
+    unfinished: () => rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
   };
 }
 

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { TestAccount } from './acknowledged.ts';
 import { ADMIN, startCli } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
 import { sendJson } from '../support/json-client.ts';
@@ -60,4 +61,21 @@ export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_0
     if (performance.now() > until) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** `count` accounts of 5,000,000 points, each with a key and its callbacks sent to `webhookUrl`. */
+export async function openAccounts(cli: CliEmulator, count: number, webhookUrl: string): Promise<TestAccount[]> {
+  const admin = adminOf(cli);
+  const accounts: TestAccount[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const opening = '5000000.000';
+    const account = expectStatus<{ id: string; webhook_secret: string }>(
+      await admin.post('/_emulator/accounts', { points: opening, webhook_url: webhookUrl }),
+      201,
+      'create account',
+    );
+    const key = expectStatus<{ key: string }>(await admin.post(`/_emulator/accounts/${account.id}/keys`, {}), 201, 'create key');
+    accounts.push({ id: account.id, key: key.key, secret: account.webhook_secret, opening });
+  }
+  return accounts;
 }

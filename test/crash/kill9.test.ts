@@ -3,44 +3,44 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, onTestFailed } from 'vitest';
-import { loadStoreFile } from '../../src/store/index.ts';
+import type { StateDocument } from '../../src/state/index.ts';
 import { startReceiver } from '../support/receiver.ts';
 import type { Receiver } from '../support/receiver.ts';
+import { stateOnDisk } from '../support/state.ts';
 import { newAcknowledged, prng } from './acknowledged.ts';
-import type { Acknowledged, Prng, TestAccount } from './acknowledged.ts';
+import type { Acknowledged, Prng } from './acknowledged.ts';
 import { checkAcknowledged, checkCallbacks, finishEverything } from './after-restart.ts';
 import type { Restarted } from './after-restart.ts';
-import { adminOf, eventually, expectStatus, killAll, printed, startOn } from './emulator-process.ts';
+import { adminOf, DEMO_KEY, eventually, expectStatus, killAll, openAccounts, printed, startOn } from './emulator-process.ts';
 import type { CliEmulator } from './emulator-process.ts';
-import { compactionStarts, killInsideReset, stageOf, storeFiles } from './compaction.ts';
 import { checkLedger, tasksOf } from './invariants.ts';
 import { runLoad } from './load.ts';
 import type { ScenarioDoc } from './plans.ts';
+import { nextWrite, walStage } from './wal.ts';
 
 /**
- * kill -9 under load: the real CLI on a file store, killed at a random moment while parallel clients submit,
+ * kill -9 under load: the real CLI on a SQLite store, killed at a random moment while parallel clients submit,
  * replay, cancel, query, call text models and advance the clock, then started again on the same files, round after
- * round; the first kill inside a compaction of the journal, the last inside a reset's. After each restart
- * everything acknowledged with a 200 must be there, the points invariants hold for every account, and the tasks
- * left unfinished by the kill finish, with their callbacks, once the clock moves on.
+ * round; the first kill as a checkpoint copies the write-ahead log into the store file, the last inside a reset.
+ * After each kill the store on disk holds everything acknowledged with a 200; after each restart the emulator
+ * shows it, the points invariants hold for every account, and the tasks left unfinished by the kill finish, with
+ * their callbacks, once the clock moves on.
  * The moments and the mix come from one seed, printed on failure (CRASH_SEED=<n> runs the same mix again); the
  * store files of a failed run are kept.
  */
 
 const SEED = Number(process.env['CRASH_SEED'] ?? randomInt(2 ** 31));
-/** Rounds under load; one more kills a reset's compaction. */
+/** Rounds under load; one more kills a reset. */
 const ROUNDS = 5;
 const CLIENTS = 4;
-/** 64 KB: while the store is small, the journal is folded into a new snapshot every few hundred requests. */
-const STORE_FLAGS = ['--compact-after-mb', '0.0625'];
-const start = (): Promise<CliEmulator> => startOn(db, STORE_FLAGS);
+const start = (): Promise<CliEmulator> => startOn(db);
 
 let dir: string;
 let db: string;
 let receiver: Receiver;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-crash-'));
-  db = join(dir, 'db.json');
+  db = join(dir, 'store.db');
   receiver = await startReceiver();
 });
 afterEach(async ({ task }) => {
@@ -57,36 +57,27 @@ afterEach(async ({ task }) => {
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function openAccounts(cli: CliEmulator, count: number): Promise<TestAccount[]> {
-  const admin = adminOf(cli);
-  const accounts: TestAccount[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const opening = '5000000.000';
-    const account = expectStatus<{ id: string; webhook_secret: string }>(
-      await admin.post('/_emulator/accounts', { points: opening, webhook_url: receiver.url }),
-      201,
-      'create account',
-    );
-    const key = expectStatus<{ key: string }>(await admin.post(`/_emulator/accounts/${account.id}/keys`, {}), 201, 'create key');
-    accounts.push({ id: account.id, key: key.key, secret: account.webhook_secret, opening });
-  }
-  return accounts;
-}
+/**
+ * What the killed process left on disk: read without taking the store or writing to it (the `-wal` and `-shm`
+ * stay as the kill left them, for the restarted emulator to recover on its own).
+ */
+const leftOnDisk = (): StateDocument => stateOnDisk(db);
 
-/** The store on disk, read as a restart reads it, holds every acknowledged task, cancel and Idempotency-Key. */
-async function checkStoreFile(acked: Acknowledged): Promise<void> {
-  const { data } = await loadStoreFile(db);
+/** The store on disk holds every acknowledged task, cancel and Idempotency-Key. */
+function checkStoreFile(acked: Acknowledged, data: StateDocument): void {
+  const tasks = new Map(data.tasks.map((stored) => [stored.task.id, stored]));
+  const keys = new Map(data.idempotency.map((record) => [`${record.account_id} ${record.key}`, record]));
   for (const task of acked.tasks.values()) {
-    const stored = data.tasks[task.id];
+    const stored = tasks.get(task.id);
     expect(stored?.task.model, `acknowledged task ${task.id} (round ${task.round}) is not in the store file`).toBe(task.model);
     if (acked.canceled.has(task.id)) expect(stored?.task.status).toBe('canceled');
-    if (task.idempotency) expect(data.idempotency[`${task.accountId} ${task.idempotency.key}`]?.task_id, `Idempotency-Key ${task.idempotency.key}`).toBe(task.id);
+    if (task.idempotency) expect(keys.get(`${task.accountId} ${task.idempotency.key}`)?.task_id, `Idempotency-Key ${task.idempotency.key}`).toBe(task.id);
   }
 }
 
 /** Starts the emulator again on the same files and checks everything; returns it running, every task finished. */
 async function restartAndCheck(acked: Acknowledged, plans: Map<string, ScenarioDoc>, round: number, rng: Prng): Promise<{ cli: CliEmulator; summary: string }> {
-  await checkStoreFile(acked);
+  checkStoreFile(acked, leftOnDisk());
   const cli = await start();
   return { cli, summary: await checkRestarted(cli, acked, plans, round, rng) };
 }
@@ -113,16 +104,53 @@ async function quiet(cli: CliEmulator, acked: Acknowledged): Promise<void> {
   expect(settled, 'the callbacks settle once the clients stop').toBe(true);
 }
 
+/** Where a reset is killed: a few milliseconds after it is sent, or the moment it writes to the log. */
+type ResetKill = { afterMs: number } | 'at its write';
+
+/** Sends a reset and kills the process at `point` (or once the reset is answered); resolves whether it was. */
+async function killDuringReset(cli: CliEmulator, point: ResetKill): Promise<{ acknowledged: boolean }> {
+  // Nothing else writes now (the clients have stopped, the callbacks have settled): the log's next write is the reset's.
+  const written = nextWrite(`${db}-wal`, 5_000);
+  const acknowledged = adminOf(cli)
+    .post('/_emulator/reset')
+    .then(
+      (reply) => reply.status === 200,
+      () => false,
+    );
+  await Promise.race([point === 'at its write' ? written : pause(point.afterMs), acknowledged]);
+  cli.child.kill('SIGKILL');
+  await cli.exited;
+  return { acknowledged: await acknowledged };
+}
+
 /**
- * After a kill inside a reset's compaction the store is either the one before the reset, with everything
- * acknowledged (checked as after any kill), or the fresh one the reset makes; never a mix.
+ * After a kill during a reset the store is either the one before the reset, every record as it was (and so with
+ * everything acknowledged, checked again as after any kill), or the fresh one the reset makes; never a mix. The
+ * reset is one transaction: its deletions and the demo account's seed commit together or not at all.
  */
-async function checkAfterResetKill(acked: Acknowledged, plans: Map<string, ScenarioDoc>, round: number, rng: Prng, resetAcknowledged: boolean): Promise<string> {
-  const { data } = await loadStoreFile(db);
-  const wiped = acked.accounts.map((a) => !Object.hasOwn(data.accounts, a.id));
+async function checkAfterResetKill(
+  acked: Acknowledged,
+  plans: Map<string, ScenarioDoc>,
+  round: number,
+  rng: Prng,
+  before: StateDocument,
+  resetAcknowledged: boolean,
+): Promise<string> {
+  const data = leftOnDisk();
+  const wiped = acked.accounts.map((a) => !data.accounts.some((stored) => stored.id === a.id));
   expect(new Set(wiped).size, 'the reset took effect for every account or for none').toBe(1);
   if (resetAcknowledged) expect(wiped[0], 'an answered reset is kept').toBe(true);
-  if (!wiped[0]) return `the reset was lost with the process; ${(await restartAndCheck(acked, plans, round, rng)).summary}`;
+  if (!wiped[0]) {
+    // Nothing ran between the copy and the reset (the clients had stopped, the callbacks had settled).
+    expect(data, 'the store before the reset, every record as it was').toEqual(before);
+    return `the reset was lost with the process; ${(await restartAndCheck(acked, plans, round, rng)).summary}`;
+  }
+  // The fresh store, every table of it: the demo account funded once, and nothing else.
+  expect(data.accounts.map((a) => a.id), 'a fresh store: the demo account alone').toEqual(['acct_demo']);
+  expect(data.keys.map((k) => [k.key, k.account_id]), 'a fresh store: the demo key alone').toEqual([[DEMO_KEY, 'acct_demo']]);
+  expect(data.ledger.map((e) => [e.account_id, e.kind, e.points]), 'a fresh store: the demo account funded once').toEqual([['acct_demo', 'fund', '100000.000']]);
+  const rest = { tasks: data.tasks, idempotency: data.idempotency, files: data.files, deliveries: data.deliveries, calls: data.calls, scenarios: data.scenarios };
+  expect(rest, 'a fresh store: no record of before the reset').toEqual({ tasks: [], idempotency: [], files: [], deliveries: [], calls: [], scenarios: [] });
   const admin = adminOf(await start());
   const accounts = expectStatus<{ data: { id: string }[] }>(await admin.get('/_emulator/accounts'), 200, 'accounts').data;
   expect(accounts.map((a) => a.id), 'a fresh store: the demo account alone').toEqual(['acct_demo']);
@@ -131,7 +159,7 @@ async function checkAfterResetKill(acked: Acknowledged, plans: Map<string, Scena
   return `the reset was kept${resetAcknowledged ? ' (it was answered)' : ' (it was not answered)'}: a fresh store`;
 }
 
-it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first inside a journal compaction under load, the last inside a reset (seed ${SEED})`, { timeout: 60_000 }, async () => {
+it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first as the write-ahead log is checkpointed under load, the last inside a reset (seed ${SEED})`, { timeout: 60_000 }, async () => {
   onTestFailed(() => console.error(`kill9: run again with CRASH_SEED=${SEED}`));
   const rng = prng(SEED);
   let cli = await start();
@@ -139,13 +167,14 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
   const scenarios = expectStatus<{ data: ScenarioDoc[] }>(await admin.get('/_emulator/scenarios'), 200, 'scenarios').data;
   const plans = new Map(scenarios.map((s) => [s.name, s]));
   const now = Date.parse(expectStatus<{ now: string }>(await admin.get('/_emulator/clock'), 200, 'clock').now);
-  const acked = newAcknowledged(await openAccounts(cli, 3), now);
+  const acked = newAcknowledged(await openAccounts(cli, 3, receiver.url), now);
 
   for (let round = 1; round <= ROUNDS; round += 1) {
-    // The first kill waits for the journal's first compaction to begin (a few hundred requests in), then comes at
-    // once or a few milliseconds later; the others after a random delay, compaction or not.
+    // The first kill waits for a checkpoint to begin copying the log into the store file (every few hundred
+    // writes: the log holds 1000 pages by then), then comes at once or a few milliseconds later; the others after
+    // a random delay, wherever the log is.
     const killAfterMs = rng.between(round === 1 ? 0 : 150, round === 1 ? 4 : 1200);
-    const before = await storeFiles(db);
+    let checkpointed = false;
     const load = await runLoad({
       cli,
       acked,
@@ -153,30 +182,29 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
       seed: rng.int(2 ** 31),
       clients: CLIENTS,
       until: async () => {
-        if (round === 1) await compactionStarts(db, 10_000);
+        if (round === 1) checkpointed = await nextWrite(db, 10_000);
         await pause(killAfterMs);
       },
     });
-    const stage = stageOf(before, await storeFiles(db));
-    if (round === 1) expect(stage, 'the first kill landed inside a compaction').toMatch(/^(while|before the new|after the new)/);
+    const stage = walStage(db);
+    if (round === 1) expect(checkpointed, 'a checkpoint began under load').toBe(true);
     const restarted = await restartAndCheck(acked, plans, round, rng);
     cli = restarted.cli;
-    const when = round === 1 ? `${killAfterMs} ms after a compaction began, ${stage}` : `after ${killAfterMs} ms (last compaction: ${stage})`;
-    console.log(`round ${round}: killed ${when}; answered ${JSON.stringify(load.answered)}, cut ${load.cut}; ${restarted.summary}`);
+    const when = round === 1 ? `${killAfterMs} ms after a checkpoint began writing the store file` : `after ${killAfterMs} ms`;
+    console.log(`round ${round}: killed ${when}, ${stage}; answered ${JSON.stringify(load.answered)}, cut ${load.cut}; ${restarted.summary}`);
   }
 
   // One more round: the same load for a while, then, once it has stopped and the callbacks have settled, a reset
-  // whose compaction is killed at a random point (see compaction.ts). On a quiet store, so that what is checked
-  // is the compaction cut short: a reset under load is covered by regressions.test.ts (the reset is one journal
-  // line, in order with the writes around it).
+  // killed a random few milliseconds after it is sent, or as it writes its transaction to the log. On a quiet store, so that what is on disk before it is
+  // known record by record: a reset with requests in flight is covered by regressions.test.ts.
   const loadMs = rng.between(150, 600);
-  const point = rng.pick(['writing', 'in place'] as const);
+  const point: ResetKill = rng.int(3) === 0 ? 'at its write' : { afterMs: rng.between(0, 5) };
+  const when = point === 'at its write' ? 'as it wrote to the log' : `${point.afterMs} ms after it was sent`;
   const load = await runLoad({ cli, acked, round: ROUNDS + 1, seed: rng.int(2 ** 31), clients: CLIENTS, stopOnly: true, until: () => pause(loadMs) });
   await quiet(cli, acked);
-  const before = await storeFiles(db);
-  const reset = await killInsideReset(cli, db, point);
-  const stage = stageOf(before, await storeFiles(db));
-  expect(stage, 'the kill landed inside the compaction').not.toBe('no compaction had begun');
-  const summary = await checkAfterResetKill(acked, plans, ROUNDS + 1, rng, reset.acknowledged);
-  console.log(`round ${ROUNDS + 1}: load for ${loadMs} ms (answered ${JSON.stringify(load.answered)}), then a reset killed ${stage}; ${summary}`);
+  const before = stateOnDisk(db);
+  const reset = await killDuringReset(cli, point);
+  const stage = walStage(db);
+  const summary = await checkAfterResetKill(acked, plans, ROUNDS + 1, rng, before, reset.acknowledged);
+  console.log(`round ${ROUNDS + 1}: load for ${loadMs} ms (answered ${JSON.stringify(load.answered)}), then a reset killed ${when}, ${stage}; ${summary}`);
 });

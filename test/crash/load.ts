@@ -34,7 +34,8 @@ const SCENARIOS = [
 
 const ADVANCES = [0, 1, 2, 5, 10, 30, 60, 120, 600];
 
-type Op = 'submit' | 'replay' | 'cancel' | 'get' | 'text' | 'advance';
+export type Op = 'submit' | 'replay' | 'cancel' | 'get' | 'text' | 'advance';
+/** The mix each client draws its next request from, unless told another. */
 const OPS: readonly Op[] = ['submit', 'submit', 'submit', 'submit', 'submit', 'replay', 'cancel', 'cancel', 'get', 'text', 'text', 'advance'];
 
 export interface LoadOptions {
@@ -47,6 +48,8 @@ export interface LoadOptions {
   until(admin: Client): Promise<void>;
   /** Stop the clients (letting what they sent be answered) instead of killing the process. */
   stopOnly?: boolean;
+  /** The mix of requests (default OPS). */
+  ops?: readonly Op[];
 }
 
 export interface LoadResult {
@@ -89,7 +92,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 async function runClient(ctx: Context, rng: Prng): Promise<void> {
   while (!ctx.ending) {
-    const op = rng.pick(OPS);
+    const op = rng.pick(ctx.ops ?? OPS);
     ctx.count += 1;
     try {
       await OPERATIONS[op](ctx, rng, ctx.count);
@@ -102,7 +105,8 @@ async function runClient(ctx: Context, rng: Prng): Promise<void> {
   }
 }
 
-const isCut = (err: unknown): boolean =>
+/** A request the kill cut off: no whole answer (the connection dropped, the time ran out, the body was cut short). */
+export const isCut = (err: unknown): boolean =>
   err instanceof TypeError || (err instanceof Error && ['AbortError', 'TimeoutError', 'SyntaxError'].includes(err.name));
 
 /** An acknowledged task, mostly a recent one (more of those are still unfinished). */

@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 const inMemory = (): unknown => stateOf(t.emulator);
-const onDisk = (): unknown => stateOnDisk(db, true);
+const onDisk = (): unknown => stateOnDisk(db);
 /**
  * Callbacks may still be in flight when a phase ends, so both are read again until they agree (within 2 s). A
  * change never committed never agrees.

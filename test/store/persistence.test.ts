@@ -21,7 +21,7 @@ it('keeps every acknowledged task, account, key and ledger entry across a restar
   await first.api.post(`/v1/tasks/${demoTask.body.id}/cancel`);
   const ledger = JSON.stringify(stateOf(first.emulator).ledger);
   // No close(): what was acknowledged must already be on disk.
-  expect(stateOnDisk(db, true).tasks).toHaveLength(2);
+  expect(stateOnDisk(db).tasks).toHaveLength(2);
   await first.close();
 
   const second = await startEmulator({ db });
@@ -61,7 +61,7 @@ it('has every acknowledged change on disk before it answers', async () => {
   const t = await startEmulator({ db });
   try {
     await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.post('/v1/tasks', socialNote({ note: `n${i}` }))));
-    const onDisk = stateOnDisk(db, true);
+    const onDisk = stateOnDisk(db);
     expect(onDisk.tasks).toHaveLength(20);
     expect(onDisk.accounts.find((a) => a.id === 'acct_demo')?.frozen).toBe('800.000');
   } finally {

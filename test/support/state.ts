@@ -12,11 +12,11 @@ export const recordsBesideCalls = (emulator: Pick<Emulator, 'db'>): string =>
   JSON.stringify({ ...stateOf(emulator), calls: undefined, clock_ms: undefined });
 
 /**
- * What a restart on the store file would find: opened as the emulator opens it, read, and closed. While an
- * emulator holds the store, `whileHeld` reads the file beside it instead (what a kill -9 now would leave).
+ * What a restart on the store file would find: every committed transaction, read through a connection of its own
+ * (no lock taken, so also while an emulator holds the store, or on a copy of its files).
  */
-export function stateOnDisk(path: string, whileHeld = false): StateDocument {
-  const store = openStore({ path, readOnly: whileHeld });
+export function stateOnDisk(path: string): StateDocument {
+  const store = openStore({ path, readOnly: true });
   try {
     return exportState(repositories(store), null);
   } finally {
