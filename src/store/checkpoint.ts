@@ -9,6 +9,8 @@ import { Worker } from 'node:worker_threads';
  * (high) threshold has almost nothing left to copy.
  */
 export interface Checkpointer {
+  /** Bytes of log written since it was last rewound, as of the worker's last checkpoint. */
+  logBytes(): number;
   stop(): Promise<void>;
 }
 
@@ -19,7 +21,8 @@ const db = new Database(workerData.path);
 db.exec('PRAGMA busy_timeout = 0');
 const tick = () => {
   try {
-    db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw().get();
+    // [busy, frames in the log, frames copied]
+    parentPort.postMessage(db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw().get());
   } catch {
     // Busy or closing: the next tick tries again.
   }
@@ -38,7 +41,13 @@ export function startCheckpointer(path: string, everyMs = 1000): Checkpointer {
   worker.unref();
   worker.on('error', () => undefined);
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let frames = 0;
+  worker.on('message', (result: number[]) => {
+    frames = Number(result[1] ?? 0);
+  });
   return {
+    // A frame is a page (4096 bytes) and its 24-byte header.
+    logBytes: () => frames * 4120,
     stop() {
       // Held from here: whoever waits for the stop is kept alive until the worker has ended.
       worker.ref();

@@ -34,6 +34,11 @@ export interface StoreOptions {
 /** A store that cannot be opened: one line for the user, exit 2. */
 export class StoreOpenError extends Error {}
 
+const WAL_VALVE_BYTES = 256 * 1024 * 1024;
+const WAL_KEEP_BYTES = 64 * 1024 * 1024;
+/** How often the worker copies the log into the database (real time). */
+export const CHECKPOINT_EVERY_MS = 250;
+
 /** Stores up to this size are checked before they open; larger ones in the background. */
 export const CHECK_AT_OPEN_BYTES = 64 * 1024 * 1024;
 
@@ -132,10 +137,10 @@ export function openStore(options: StoreOptions = {}): Store {
     driver = openLibsql(path);
     driver.exec('PRAGMA journal_mode = WAL');
     driver.exec(`PRAGMA synchronous = ${options.sync ? 'FULL' : 'NORMAL'}`);
-    // The worker of checkpoint.ts copies the log into the database every second, off the event loop. The log is
-    // rewound only when a writer finds it all copied, which continuous writes may never allow: past 16 MB the
-    // COMMIT's own checkpoint finishes the little the worker left and the log starts again (kept to that size).
-    driver.exec('PRAGMA wal_autocheckpoint = 4096; PRAGMA journal_size_limit = 16777216');
+    // The worker of checkpoint.ts copies the log into the database off the event loop (a COMMIT's own checkpoint
+    // costs 100 ms and more); the log is rewound by the first write after the worker has copied all of it. Only
+    // writes that never pause for a moment keep it growing: past 256 MB a COMMIT's checkpoint is the safety valve.
+    driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_VALVE_BYTES / 4096}; PRAGMA journal_size_limit = ${WAL_KEEP_BYTES}`);
     migrate(driver, path);
     if ((options.check ?? true) && statSync(path).size <= (options.checkAtOpenBytes ?? CHECK_AT_OPEN_BYTES)) {
       const problems = checkStore(driver);
@@ -153,7 +158,8 @@ export function openStore(options: StoreOptions = {}): Store {
   const store = createStore(driver, { kind: 'file', path }, { onEffectError });
   store.backgroundCheck = (options.check ?? true) && statSync(path).size > (options.checkAtOpenBytes ?? CHECK_AT_OPEN_BYTES);
   store.transaction(() => store.meta.set('holder', { pid: process.pid, host: hostname(), since: new Date().toISOString() }));
-  const checkpointer = startCheckpointer(path);
+  const checkpointer = startCheckpointer(path, CHECKPOINT_EVERY_MS);
+  store.walBytes = checkpointer.logBytes;
   const close = store.close;
   const held = lock;
   let stopped: Promise<void> | null = null;

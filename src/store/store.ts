@@ -22,6 +22,8 @@ export interface Store {
   readonly closed: boolean;
   /** The store was too large to check when it opened: run `checkStoreInBackground` on it. */
   backgroundCheck: boolean;
+  /** Bytes of the write-ahead log not yet rewound (0 in memory). */
+  walBytes(): number;
   /** Small named values of the store itself (the clock's position, the start counter). */
   readonly meta: Meta;
   /** Runs inside every write transaction, last before it commits (the clock's position is stamped so). */
@@ -68,6 +70,7 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
   const store: Store = {
     ...where,
     backgroundCheck: false,
+    walBytes: () => 0,
     driver,
     get inTransaction() {
       return levels.length > 0;

@@ -26,6 +26,8 @@ export interface SeenTask {
   task: TaskView;
   where: string;
   key: string;
+  /** When that answer had arrived whole (performance.now()). */
+  receivedAt: number;
 }
 
 export interface Seen {
@@ -75,11 +77,15 @@ export function expectNotBehind(before: SeenTask, now: TaskView, where: string):
   }
 }
 
-/** Records what an answer showed, first checking it against what was seen of the task before (live, no kill). */
-export function see(seen: Seen, task: TaskView, where: string, key: string): void {
+/**
+ * Records what an answer showed, first checking it against what was seen of the task before (live, no kill). Only
+ * what had arrived before this request was sent binds it: requests in flight together may be answered in either
+ * order, so one sent before a transition can arrive just after another that shows it.
+ */
+export function see(seen: Seen, task: TaskView, where: string, key: string, sentAt = Infinity): void {
   const before = seen.tasks.get(task.id);
-  if (before) expectNotBehind(before, task, where);
-  if (!before || rankOf(task.status) > rankOf(before.task.status)) seen.tasks.set(task.id, { task: placeless(task), where, key });
+  if (before && before.receivedAt < sentAt) expectNotBehind(before, task, where);
+  if (!before || rankOf(task.status) > rankOf(before.task.status)) seen.tasks.set(task.id, { task: placeless(task), where, key, receivedAt: performance.now() });
 }
 
 /** Every callback the receiver got shows its task as it ended. */
@@ -143,11 +149,12 @@ export function startPolling(cli: CliEmulator, acked: Acknowledged, seen: Seen, 
 }
 
 async function pollOnce(base: string, id: string, key: string, seen: Seen, rng: Prng): Promise<void> {
+  const sentAt = performance.now();
   const task = expectStatus<TaskView>(await clientOf(base, key).get(`/v1/tasks/${id}`), 200, `GET /v1/tasks/${id}`);
   seen.gets += 1;
   // Further on than anything seen of it before (a submission is answered queued).
   const ahead = rankOf(task.status) > rankOf(seen.tasks.get(id)?.task.status ?? 'queued');
-  see(seen, task, `a GET at ${new Date().toISOString()}`, key);
+  see(seen, task, `a GET at ${new Date().toISOString()}`, key, sentAt);
   if (ahead) seen.onAhead?.();
   const files = task.output?.files ?? [];
   if (files.length === 0) return;
