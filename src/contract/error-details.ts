@@ -44,6 +44,8 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
       return { field: base, message: ruleMessage ?? `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
     case 'not':
       return { field: base, message: ruleMessage ?? 'is not allowed' };
+    case 'pattern':
+      return { field: base, message: ruleMessage ?? error.message ?? 'is invalid' };
     case 'const':
       return { field: base, message: `must be ${JSON.stringify(params['allowedValue'])}` };
     case 'additionalProperties':

@@ -32,8 +32,21 @@ it.each([
   ['agree missing', notes({ mode: 'note', note: 'n' }), 'input.agree', 'is required'],
   ['agree false', notes({ mode: 'note', note: 'n', agree: false }), 'input.agree', 'must be true'],
   ['a default mode without a note', notes({ agree: true }), 'input.note', 'is required when mode is note'],
+  ['mode note with an empty note', notes({ mode: 'note', note: '', agree: true }), 'input.note', 'must not be empty or only spaces'],
+  ['mode notes with a blank user', notes({ mode: 'notes', user: '   ', agree: true }), 'input.user', 'must not be empty or only spaces'],
+  ['mode profile with an empty user', notes({ mode: 'profile', user: '', agree: true }), 'input.user', 'must not be empty or only spaces'],
+  ['mode search with an empty keyword', notes({ mode: 'search', keyword: '', agree: true }), 'input.keyword', 'must not be empty or only spaces'],
+  ['mode search with a keyword of tabs and line breaks', notes({ mode: 'search', keyword: '\t\n ', agree: true }), 'input.keyword', 'must not be empty or only spaces'],
 ])('social-notes-data: refuses %s', async (_name, body, field, message) => {
   expect(await refused(body)).toEqual([{ field, message }]);
+});
+
+it('charges nothing and creates nothing for a blank keyword', async () => {
+  const before = (await t.admin.get('/_emulator/accounts/acct_demo')).body;
+  const res = await t.api.post('/v1/tasks', notes({ mode: 'search', keyword: ' ', agree: true }));
+  expect(res.status).toBe(422);
+  expect((await t.admin.get('/_emulator/accounts/acct_demo')).body).toEqual(before);
+  expect((await t.api.get('/v1/tasks')).body.data).toEqual([]);
 });
 
 it.each([
