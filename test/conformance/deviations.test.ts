@@ -607,6 +607,19 @@ describe('text', () => {
     });
   });
 
+  it('fails both Messages checks alike on a stop_reason stop_sequence for a call that sent no stop sequences', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/messages$/) || answer.status !== 200) return undefined;
+        if (isJson(answer)) return editJson(answer, (body) => (body['stop_reason'] = 'stop_sequence'));
+        return { ...answer, body: answer.body.replace(/"stop_reason":"(end_turn|max_tokens)"/, '"stop_reason":"stop_sequence"') };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/messages$/);
+    expectFailedExactly(report, ONLY, ['text.messages.basic', 'text.messages.stream.order']);
+  });
+
   it('fails text.messages.stream.order when ping is dropped', async () => {
     const p = await deviate({
       answer(answer, req) {

@@ -3,6 +3,12 @@ import type { Check, CheckContext } from '../types.ts';
 import { expectError } from './shared.ts';
 
 /** The text model the text checks call (`--text-model`). */
+/**
+ * How a Messages call that sent no stop sequences may end, streamed or not (the reference's message_delta:
+ * `end_turn` or `max_tokens`); both Messages checks hold answers to this one rule.
+ */
+const MESSAGE_STOP_REASONS = ['end_turn', 'max_tokens'];
+
 export const textModel = { id: 'svc-text-lite' };
 
 const chat = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -148,7 +154,7 @@ export const textChecks: Check[] = [
       });
       const answer = res.json as { id: string; stop_reason: string };
       ctx.expect(res.status === 200 && /^svcmsg_/.test(answer.id), 'svcmsg_ id with x-api-key', res, 'svcmsg_…', answer.id);
-      ctx.expect(['end_turn', 'max_tokens', 'stop_sequence'].includes(answer.stop_reason), 'a stop_reason', res, 'end_turn|max_tokens', answer.stop_reason);
+      ctx.expect(MESSAGE_STOP_REASONS.includes(answer.stop_reason), 'a stop_reason', res, MESSAGE_STOP_REASONS.join('|'), answer.stop_reason);
       const missing = await ctx.api.request('POST', '/v1/messages', { body: { model: textModel.id, messages: [{ role: 'user', content: 'Hello' }] } });
       expectError(ctx, missing, 422, 'invalid_params');
     },
@@ -173,7 +179,7 @@ export const textChecks: Check[] = [
         'message_stop',
       ]);
       const delta = json(res.events.at(-2) ?? { data: '{}' })['delta'] as { stop_reason?: string } | undefined;
-      ctx.expect(delta?.stop_reason === 'end_turn' || delta?.stop_reason === 'max_tokens', 'message_delta has stop_reason', res, 'end_turn|max_tokens', delta);
+      ctx.expect(MESSAGE_STOP_REASONS.includes(delta?.stop_reason ?? ''), 'message_delta has stop_reason', res, MESSAGE_STOP_REASONS.join('|'), delta);
     },
   },
 ];
