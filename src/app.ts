@@ -10,7 +10,9 @@ import {
   adminWebhooksRoutes,
   apiKeyAuth,
   callRecords,
+  documentedMethods,
   errorHandler,
+  exceptOptions,
   fileServingRoutes,
   jsonBody,
   modelPermission,
@@ -20,13 +22,14 @@ import {
   readBody,
   UPLOAD_BODY_LIMIT,
   modelsRoutes,
-  notFound,
+  optionsTo,
   requestIds,
   requestLog,
   ROUTING,
   tasksRoutes,
   textRoutes,
   uiRoutes,
+  unrouted,
   uploadRoutes,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
@@ -46,6 +49,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestIds(deps.random));
   if (deps.logger) app.use(requestLog(deps, deps.logger));
 
+  // A request no route takes: 405 with Allow on a path the documents name (their methods are the path's), else 404.
+  const noRoute = unrouted(documentedMethods([deps.contract.documents.service, deps.contract.documents.admin]));
+
   const v1 = express.Router(ROUTING);
   // Every /v1 request leaves a call record, those refused by authentication included.
   v1.use(callRecords(deps));
@@ -58,11 +64,13 @@ export function createApp(deps: AppDeps): Express {
   // Only POST /v1/files takes multipart/form-data; on every other endpoint it is a wrong content type.
   v1.use(parseJsonBody({ takesMultipart: (req) => req.method === 'POST' && req.path === '/files' }));
   v1.use(modelPermission);
+  // Express would answer OPTIONS itself, from one router's methods; here it is a wrong method like any other.
+  v1.use(optionsTo(noRoute));
   v1.use(uploadRoutes(deps));
   v1.use(tasksRoutes(deps));
   v1.use(modelsRoutes(deps));
   v1.use(textRoutes(deps));
-  v1.use(notFound);
+  v1.use(noRoute);
   app.use('/v1', v1);
 
   app.use('/files', fileServingRoutes(deps));
@@ -71,19 +79,21 @@ export function createApp(deps: AppDeps): Express {
   app.use('/_emulator/ui', uiRoutes());
 
   const admin = express.Router(ROUTING);
-  admin.use(adminHealthRoutes(deps));
+  // OPTIONS goes past it to the token check, as every other method the health path does not take.
+  admin.use(exceptOptions(adminHealthRoutes(deps)));
   // The token comes before reading the body: a request without it is refused (401) whatever it sent.
   admin.use(adminAuth(deps.config.adminToken));
   admin.use(jsonBody(deps.config.bodyLimit));
+  admin.use(optionsTo(noRoute));
   admin.use(adminRoutes(deps));
   admin.use(adminKeysRoutes(deps));
   admin.use(adminTasksRoutes(deps));
   admin.use(adminWebhooksRoutes(deps));
   admin.use(adminCallsRoutes(deps));
-  admin.use(notFound);
+  admin.use(noRoute);
   app.use('/_emulator', admin);
 
-  app.use(notFound);
+  app.use(noRoute);
   app.use(errorHandler(deps.log));
   return app;
 }

@@ -58,17 +58,15 @@ export interface Move {
   /** What the points are for: a task, or a text call (by its request id). */
   taskId?: string | null;
   callId?: string | null;
-  /** A settlement collecting more than was frozen may take the balance below zero. */
-  overdraw?: boolean;
 }
 
 /**
  * Moves points on an account and writes the ledger entry; returns the account as stored now. Throws
- * (insufficient_points on a freeze) before changing anything.
+ * (insufficient_points on a freeze) before changing anything; a collect may take available below zero.
  */
 export function move(db: Accounts, accountId: string, m: Move): StoredAccount {
   const account = findAccount(db, accountId);
-  const moved = { ...account, ...applyMovement(account, m.kind, m.points, m.overdraw ?? false) };
+  const moved = { ...account, ...applyMovement(account, m.kind, m.points) };
   db.accounts.put(moved);
   db.ledger.append({
     account_id: accountId,

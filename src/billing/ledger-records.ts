@@ -44,7 +44,7 @@ export function ledgerRepo(store: Store): LedgerRepo {
     sums() {
       const sums = new Map<string, Record<LedgerKind, bigint>>();
       for (const [account, kind, total] of driver.prepare('SELECT account_id, kind, sum(milli) FROM ledger GROUP BY account_id, kind').all()) {
-        const entry = sums.get(account as string) ?? { fund: 0n, freeze: 0n, charge: 0n, refund: 0n };
+        const entry = sums.get(account as string) ?? { fund: 0n, freeze: 0n, charge: 0n, refund: 0n, collect: 0n };
         entry[kind as LedgerKind] = BigInt(total as number);
         sums.set(account as string, entry);
       }

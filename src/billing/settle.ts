@@ -5,7 +5,10 @@ import type { Points } from './points.ts';
 
 /** What a finished task actually used, as far as its price rule needs it. */
 export interface ActualUsage {
-  /** Actual seconds: the audio (or finished video) of avatar-photo. */
+  /**
+   * Actual seconds, as they are (7.2, not 8): the audio (or finished video) of avatar-photo. The task reports
+   * them unrounded in `output.duration`; only the charge rounds them, as the price rule says (`round_seconds`).
+   */
   seconds?: number;
   /** Actual output tokens: video-gen-2.0-fast with reference videos. */
   output_tokens?: number;

@@ -24,6 +24,11 @@ export const ERROR_CATALOG = {
   permission_denied: { status: 403, message: "The key's callable models exclude this model." },
   model_unavailable: { status: 404, message: 'The model does not exist or is not open to the API.' },
   not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: {
+    status: 405,
+    message: 'The path does not take this method; the Allow header lists the ones it takes.',
+    emulatorDefined: true,
+  },
   idempotency_conflict: {
     status: 409,
     message: 'This Idempotency-Key was used with a different model or parameters.',

@@ -3,7 +3,7 @@ export type { BlobStore } from './blobs.ts';
 export { kindOf, mimeFromName } from './kinds.ts';
 export { addFile, fileView, fileUrl, fileByName, ownFile, FILES_PATH } from './registry.ts';
 export type { NewFile } from './registry.ts';
-export { checkFileParams, fileOf } from './params.ts';
+export { checkFileParams, fileOf, otherFileAddresses } from './params.ts';
 export type { FileRule, FileCheckContext } from './params.ts';
 export { createFileKeeper } from './expiry.ts';
 export type { FileKeeper } from './expiry.ts';

@@ -1,7 +1,9 @@
 import type { ErrorDetail } from '../errors/index.ts';
 import type { Db } from '../db.ts';
+import { publicAddressProblem } from '../webhooks/address-guard.ts';
+import type { AddressProblem } from '../webhooks/address-guard.ts';
 import type { StoredFile } from './records.ts';
-import { ownFile } from './registry.ts';
+import { FILES_PATH, ownFile } from './registry.ts';
 
 /** What a model's input schema says of a file parameter (`x-file` in openapi/service.yaml). */
 export interface FileRule {
@@ -18,12 +20,55 @@ export interface FileCheckContext {
   accountId: string;
   publicUrl: string;
   nowMs: number;
+  /** `--allow-insecure-webhooks`: lifts the address policy for other addresses, as for callback addresses. */
+  allowInsecure: boolean;
+  /**
+   * The address policy's verdict on other addresses, names resolved (`publicAddressProblems` over
+   * `otherFileAddresses`, before the transaction); an address missing here is checked as written.
+   */
+  addressProblems?: ReadonlyMap<string, AddressProblem | null>;
+}
+
+const NOT_A_FILE_ADDRESS = 'must be a file address from POST /v1/files or a public https address';
+
+/** Whether an address names one of the emulator's own files (`file_<n>` or under its public URL). */
+function isOwnAddress(address: string, publicUrl: string): boolean {
+  return /^file_[0-9]+$/.test(address) || address.startsWith(`${publicUrl}${FILES_PATH}`);
+}
+
+/** Each file parameter an input gives a value, with the model's rule for it. */
+function eachFileParam(
+  schema: Record<string, unknown>,
+  input: Record<string, unknown>,
+  visit: (name: string, rule: FileRule, value: unknown) => void,
+): void {
+  const properties = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, prop] of Object.entries(properties)) {
+    const rule = prop['x-file'] as FileRule | undefined;
+    const value = input[name];
+    if (rule && value !== undefined) visit(name, rule, value);
+  }
+}
+
+/**
+ * The file addresses of an input that are not the emulator's own: the ones the address policy applies to, whose
+ * names the caller resolves (`publicAddressProblems`) before the synchronous checks.
+ */
+export function otherFileAddresses(schema: Record<string, unknown>, input: Record<string, unknown>, publicUrl: string): string[] {
+  const addresses: string[] = [];
+  eachFileParam(schema, input, (_name, _rule, value) => {
+    for (const address of Array.isArray(value) ? (value as unknown[]) : [value]) {
+      if (typeof address === 'string' && !isOwnAddress(address, publicUrl)) addresses.push(address);
+    }
+  });
+  return addresses;
 }
 
 /**
  * Checks the file parameters of a normalized input against the model's `x-file` rules: an address from
  * `POST /v1/files` must be the caller's, live, of the right kind and within the size and duration limits; any
- * other address must be public https. Limits that need the file's bytes apply only where the emulator knows them.
+ * other address must pass the address policy of callback addresses (public https, not internal as written or as
+ * resolved). Limits that need the file's bytes apply only where the emulator knows them.
  * @see reference "POST /v1/tasks" rule 3 and the model tables' size limits
  */
 export function checkFileParams(
@@ -33,20 +78,17 @@ export function checkFileParams(
   prefix: string,
 ): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  const properties = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [name, prop] of Object.entries(properties)) {
-    const rule = prop['x-file'] as FileRule | undefined;
-    const value = input[name];
-    if (!rule || value === undefined) continue;
+  eachFileParam(schema, input, (name, rule, value) => {
     const addresses = Array.isArray(value) ? (value as string[]) : [value as string];
     let totalSeconds = 0;
     addresses.forEach((address, i) => {
       const field = Array.isArray(value) ? `${prefix}.${name}[${i}]` : `${prefix}.${name}`;
       const { file, own } = ownFile(ctx.db, address, ctx.publicUrl);
       if (!own) {
-        if (!address.startsWith('https://')) {
-          details.push({ field, message: 'must be a file address from POST /v1/files or a public https address' });
-        }
+        const problem = ctx.addressProblems?.has(address)
+          ? (ctx.addressProblems.get(address) ?? null)
+          : publicAddressProblem(address, ctx.allowInsecure);
+        if (problem) details.push({ field, message: problem.kind === 'internal' ? problem.message : NOT_A_FILE_ADDRESS });
         return;
       }
       if (!file || file.account_id !== ctx.accountId || file.expires_ms <= ctx.nowMs) {
@@ -61,7 +103,7 @@ export function checkFileParams(
     if (rule.max_total_seconds !== undefined && totalSeconds > rule.max_total_seconds) {
       details.push({ field: `${prefix}.${name}`, message: `must total at most ${rule.max_total_seconds} seconds (has ${totalSeconds})` });
     }
-  }
+  });
   return details;
 }
 

@@ -1,11 +1,31 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, endpointGroup, errorBody } from '../errors/index.ts';
 import { requestIdOf } from './request-id.ts';
+import { NO_METHODS, requestPath } from './routing.ts';
+import type { AllowedMethods } from './routing.ts';
 
-/** Unknown paths under /v1 and /_emulator answer 404 not_found in the group's shape. */
-export const notFound: RequestHandler = (req, _res, next) => {
-  next(new ApiError('not_found', `No route ${req.method} ${req.path}.`));
-};
+/**
+ * Requests no route took, under /v1 and /_emulator, in the group's error shape: a path `allowed` knows is 405
+ * method_not_allowed with an `Allow` header naming its methods; any other path is 404 not_found. Either names
+ * the whole path, mount point included.
+ */
+export function unrouted(allowed: AllowedMethods): RequestHandler {
+  return (req, _res, next) => {
+    const path = requestPath(req.originalUrl);
+    const methods = allowed(path);
+    // A HEAD is answered by the GET route; a method the path has but no router took is no route at all.
+    const has = (method: string): boolean => methods?.includes(method) === true || (method === 'HEAD' && methods?.includes('GET') === true);
+    if (methods && methods.length > 0 && !has(req.method)) {
+      const list = methods.join(', ');
+      next(new ApiError('method_not_allowed', `${req.method} is not a method of ${path}; it takes ${list}.`, undefined, { Allow: list }));
+      return;
+    }
+    next(new ApiError('not_found', `No route for ${req.method} ${path}.`));
+  };
+}
+
+/** Unknown paths answer 404 not_found in the group's shape (for routers whose paths no document names). */
+export const notFound: RequestHandler = unrouted(NO_METHODS);
 
 /**
  * The router refuses a path parameter that is not valid percent-encoding (a URIError with status 400): no

@@ -4,7 +4,8 @@ import { invalidParams } from '../errors/index.ts';
 import { selectScenario, SCENARIO_HEADER } from '../scenarios/index.ts';
 import { findTask, listTasks, submitTask } from '../tasks/index.ts';
 import type { ListQuery } from '../tasks/index.ts';
-import { webhookAddressProblemResolved } from '../webhooks/index.ts';
+import { otherFileAddresses } from '../files/index.ts';
+import { publicAddressProblems, webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { accountOf } from './api-key.ts';
 import { callDetailsOf, recordCall } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
@@ -26,6 +27,13 @@ export function tasksRoutes(deps: AppDeps): Router {
       const problem = await webhookAddressProblemResolved(submission.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);
       if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
     }
+    // File addresses that are not the emulator's own follow the same policy, names resolved here too; the verdicts
+    // are applied inside the transaction, after the idempotency check (a replay answers the first task).
+    const fileAddressProblems = await publicAddressProblems(
+      otherFileAddresses(submission.model.schema, submission.input, deps.config.publicUrl),
+      deps.config.allowInsecureWebhooks,
+      deps.resolveHost,
+    );
     const scenario = selectScenario(deps.scenarios, {
       model: submission.model.id,
       accountId: account.id,
@@ -41,6 +49,7 @@ export function tasksRoutes(deps: AppDeps): Router {
         nowMs: clock.now(),
         allowInsecureWebhooks: deps.config.allowInsecureWebhooks,
         publicUrl: deps.config.publicUrl,
+        fileAddressProblems,
         admission: admissionOf(deps, res),
       },
       account,

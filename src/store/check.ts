@@ -28,8 +28,8 @@ function problemsIn([pages = [], accounts = [], sums = []]: SqlValue[][][]): str
   for (const [body] of accounts) {
     const account = JSON.parse(String(body)) as { id: string; available: unknown; frozen: unknown; charged: unknown };
     const s = byAccount.get(account.id) ?? {};
-    const [fund = 0n, freeze = 0n, charge = 0n, refund = 0n] = [s['fund'], s['freeze'], s['charge'], s['refund']];
-    const expected = { available: fund - freeze + refund, frozen: freeze - charge - refund, charged: charge };
+    const [fund = 0n, freeze = 0n, charge = 0n, refund = 0n, collect = 0n] = [s['fund'], s['freeze'], s['charge'], s['refund'], s['collect']];
+    const expected = { available: fund - freeze + refund - collect, frozen: freeze - charge - refund, charged: charge + collect };
     for (const field of ['available', 'frozen', 'charged'] as const) {
       const stored = milli(account[field]);
       if (stored !== expected[field]) {

@@ -44,7 +44,8 @@ export function succeed(
   if (model.output === 'text') {
     output = { files: [], text: notesText(task.id, input, formatTime(nowMs)) };
   } else {
-    const seconds = model.id === 'avatar-photo' ? Math.ceil(actual.seconds ?? 0) : Number(input['duration']);
+    // The actual seconds (an avatar video is as long as its audio, 7.2 s say); only the charge rounds them up.
+    const seconds = model.id === 'avatar-photo' ? (actual.seconds ?? 0) : Number(input['duration']);
     const size = model.id === 'avatar-photo' ? avatarSize(ctx, input) : videoSize(input['ratio'], input['resolution']);
     output = { files: [videoRecord(ctx, stored.account_id, nowMs, { ...size, duration: seconds })], duration: seconds };
     if (actual.output_tokens !== undefined) output.usage = { output_tokens: actual.output_tokens };
@@ -60,7 +61,10 @@ export function succeed(
   return { output, charge: chargeFor(model.pricing, input, actual) };
 }
 
-/** What the task actually used: from the scenario's `settle`, else from its files and input. */
+/**
+ * What the task actually used: from the scenario's `settle`, else from its files and input. Avatar seconds are
+ * the actual (unrounded) duration: reported as is in `output.duration`, rounded up only by the charge.
+ */
 function actualUsage(ctx: OutcomeContext, stored: StoredTask, model: TaskModelSpec): ActualUsage {
   const { input } = stored.task;
   const settle = stored.plan.settle ?? {};

@@ -14,6 +14,7 @@ import type { StoredAccount } from '../accounts/index.ts';
 import type { Db } from '../db.ts';
 import type { StoredTask } from './records.ts';
 import { webhookAddressProblem } from '../webhooks/index.ts';
+import type { AddressProblem } from '../webhooks/index.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Task } from './task.ts';
 
@@ -24,6 +25,11 @@ export interface SubmitContext {
   allowInsecureWebhooks: boolean;
   /** The emulator's own address, to recognize its file addresses in file parameters. */
   publicUrl: string;
+  /**
+   * The address policy's verdict on the file addresses that are not the emulator's own, names resolved before the
+   * transaction (`publicAddressProblems`); addresses missing here are checked as written.
+   */
+  fileAddressProblems?: ReadonlyMap<string, AddressProblem | null>;
   /** The key's quota and the concurrency caps, checked after the points. */
   admission: Admission;
 }
@@ -36,9 +42,10 @@ export interface SubmitResult {
 
 /**
  * Accepts a checked submission: idempotency first (a replay is answered even when points have since run
- * out), then the freeze, then the task. Runs inside the caller's transaction, so two requests with one
- * Idempotency-Key can never both create a task, and a refusal halfway leaves nothing behind.
- * @see reference "POST /v1/tasks" rules 1, 4 and 5
+ * out, or its input files have since expired: the key never expires), then the file parameters, then the freeze,
+ * then the task. Runs inside the caller's transaction, so two requests with one Idempotency-Key can never both
+ * create a task, and a refusal halfway leaves nothing behind.
+ * @see reference "POST /v1/tasks" rules 1, 3, 4 and 5
  */
 export function submitTask(
   ctx: SubmitContext,
@@ -48,13 +55,6 @@ export function submitTask(
   scenario: Scenario,
 ): SubmitResult {
   const { db, nowMs } = ctx;
-  const fileProblems = checkFileParams(
-    submission.model.schema,
-    submission.input,
-    { db, accountId: account.id, publicUrl: ctx.publicUrl, nowMs },
-    submission.inputName,
-  );
-  if (fileProblems.length > 0) throw invalidParams(fileProblems);
   if (submission.webhook_url !== null) {
     const problem = webhookAddressProblem(submission.webhook_url, ctx.allowInsecureWebhooks);
     if (problem) throw invalidParams([{ field: 'webhook_url', message: problem }]);
@@ -71,6 +71,23 @@ export function submitTask(
       `Idempotency-Key '${idempotencyKey}' was first used with ${previous.model === submission.model.id ? 'different parameters' : `model '${previous.model}'`}; nothing was created.`,
     );
   }
+
+  // File parameters come after the idempotency check: a replay answers the first task whatever has happened to
+  // its files since (an uploaded file expires after 7 days; the key never does).
+  const fileProblems = checkFileParams(
+    submission.model.schema,
+    submission.input,
+    {
+      db,
+      accountId: account.id,
+      publicUrl: ctx.publicUrl,
+      nowMs,
+      allowInsecure: ctx.allowInsecureWebhooks,
+      ...(ctx.fileAddressProblems ? { addressProblems: ctx.fileAddressProblems } : {}),
+    },
+    submission.inputName,
+  );
+  if (fileProblems.length > 0) throw invalidParams(fileProblems);
 
   // Content review comes after the idempotency check: a replay answers the task that was accepted.
   if (scenario.outcome === 'rejected') {

@@ -16,8 +16,6 @@ export type TaskEvent =
 export interface Movement {
   kind: LedgerKind;
   points: Points;
-  /** A settlement collecting more than was frozen may overdraw the balance. */
-  overdraw?: boolean;
 }
 
 export interface Transition {
@@ -79,20 +77,24 @@ function refundedInFull(task: Task, status: 'failed' | 'canceled', at: string, e
   };
 }
 
-/** Charged the actual amount; any over-frozen part refunded, any shortfall frozen (collected) first. */
+/**
+ * Charged the actual amount. `frozen` stays what was frozen at submission; the freeze is released by a charge of
+ * what it covers and a refund of what it does not need; a charge beyond the freeze is collected from available
+ * as an entry of its own. So a succeeded task has refunded = max(0, frozen − charged), its ledger
+ * collect = max(0, charged − frozen), and charged − collected + refunded = frozen.
+ * @see reference "States and transitions" (succeeded: any over-frozen part refunded), "Model: video-gen-2.0-fast"
+ * Rules (the difference refunded or collected afterward)
+ */
 function settled(task: Task, charge: Points): Pick<Task, 'points'> {
-  const over = cmp(charge, task.points.frozen) > 0;
-  return {
-    points: over
-      ? { frozen: charge, charged: charge, refunded: ZERO }
-      : { frozen: task.points.frozen, charged: charge, refunded: sub(task.points.frozen, charge) },
-  };
+  const { frozen } = task.points;
+  return { points: { frozen, charged: charge, refunded: cmp(charge, frozen) < 0 ? sub(frozen, charge) : ZERO } };
 }
 
 function settlement(frozen: Points, charge: Points): Movement[] {
+  const fromFreeze = cmp(charge, frozen) < 0 ? charge : frozen;
   const movements: Movement[] = [];
-  if (cmp(charge, frozen) > 0) movements.push({ kind: 'freeze', points: sub(charge, frozen), overdraw: true });
-  if (cmp(charge, ZERO) > 0) movements.push({ kind: 'charge', points: charge });
+  if (cmp(fromFreeze, ZERO) > 0) movements.push({ kind: 'charge', points: fromFreeze });
   if (cmp(charge, frozen) < 0) movements.push({ kind: 'refund', points: sub(frozen, charge) });
+  if (cmp(charge, frozen) > 0) movements.push({ kind: 'collect', points: sub(charge, frozen) });
   return movements;
 }

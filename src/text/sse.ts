@@ -16,10 +16,16 @@ export function encodeEvent(event: SseEvent): string {
   return `${event.event ? `event: ${event.event}\n` : ''}${lines.join('\n')}\n\n`;
 }
 
-/** @see reference "Streaming": reverse proxies must not buffer. */
+/**
+ * @see reference "Streaming": reverse proxies must not buffer.
+ *
+ * No `Connection` header: node writes the one the client asked for (`keep-alive`, or `close` for `Connection:
+ * close`, an HTTP/1.0 client or a server shutting down) and closes the connection after the stream when it says
+ * `close`. A fixed `keep-alive` would keep open a connection whose client asked to close it, and the next
+ * request on it would meet node's bare 400.
+ */
 export const STREAM_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
   'X-Accel-Buffering': 'no',
-  Connection: 'keep-alive',
 } as const;

@@ -1,5 +1,14 @@
-export { webhookAddressProblem, webhookAddressProblemResolved, isInternalAddress, resolveWithDns } from './address-guard.ts';
-export type { ResolveHost } from './address-guard.ts';
+export {
+  webhookAddressProblem,
+  webhookAddressProblemResolved,
+  publicAddressProblem,
+  publicAddressProblemResolved,
+  publicAddressProblems,
+  isInternalAddress,
+  isIpLiteral,
+  resolveWithDns,
+} from './address-guard.ts';
+export type { AddressProblem, ResolveHost } from './address-guard.ts';
 export { createWebhooks } from './deliveries.ts';
 export type { Webhooks, WebhookDeps } from './deliveries.ts';
 export { createSender } from './send.ts';

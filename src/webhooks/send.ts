@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isInternalAddress } from './address-guard.ts';
+import { isInternalAddress, isIpLiteral } from './address-guard.ts';
 
 export interface Outgoing {
   url: string;
@@ -24,14 +24,19 @@ export type Send = (outgoing: Outgoing) => Promise<SendResult>;
 const EXCERPT_BYTES = 1024;
 
 /**
- * The real sender: node:http(s) with the internal-address guard applied to the addresses a name resolves to, at
- * connect time, so a name cannot be pointed somewhere internal between the check and the connection.
+ * The real sender: node:http(s) with the internal-address guard (`isInternalAddress`, the submission check's own)
+ * applied at connect time: to the addresses a name resolves to, so a name cannot be pointed somewhere internal
+ * between the check and the connection, and to an address written as an IP, which node connects to without a lookup.
  * @see reference "Events" → Delivery; "Addresses must be HTTPS and not internal"
  */
 export function createSender(allowInsecure: boolean): Send {
   return (outgoing) =>
     new Promise((resolve, reject) => {
       const url = new URL(outgoing.url);
+      if (!allowInsecure && isIpLiteral(url.hostname) && isInternalAddress(url.hostname)) {
+        reject(internalRefusal(`${url.hostname} is an internal-network address`));
+        return;
+      }
       const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let settled = false;
       const fail = (error: Error): void => {
@@ -82,13 +87,15 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const internal = addresses.find((a) => isInternalAddress(a.address));
-    if (internal) {
-      const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to an internal-network address (${internal.address})`);
-      refused.code = 'EINTERNAL';
-      return callback(refused, []);
-    }
+    if (internal) return callback(internalRefusal(`${hostname} resolves to an internal-network address (${internal.address})`), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0];
     return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), []);
   });
+}
+
+function internalRefusal(message: string): NodeJS.ErrnoException {
+  const refused: NodeJS.ErrnoException = new Error(message);
+  refused.code = 'EINTERNAL';
+  return refused;
 }

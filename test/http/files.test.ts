@@ -205,9 +205,77 @@ it('refuses a multipart body without a file part with 422 invalid_params naming 
   expect(stateOf(t.emulator).files).toEqual([]);
 });
 
-it('refuses a multipart file sent as a plain text part, not a file part', async () => {
-  const res = await t.api.send((r) => r.post('/v1/files').set(bearer).field('file', 'just text'));
-  expect(fields(expectError(res, 422, 'invalid_params'))).toContain('file');
+/** A multipart/form-data body written by hand: each part its Content-Disposition (and Content-Type, if given). */
+function multipartBody(parts: { disposition: string; type?: string; content: Buffer | string }[]): { type: string; body: Buffer } {
+  const boundary = 'wire-test-boundary-7MA4YWxkTrZu0gW';
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: ${part.disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`),
+    Buffer.isBuffer(part.content) ? part.content : Buffer.from(part.content, 'utf8'),
+    Buffer.from('\r\n'),
+  ]);
+  return { type: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]) };
+}
+
+function postMultipart(parts: Parameters<typeof multipartBody>[0]): Promise<Response> {
+  const { type, body } = multipartBody(parts);
+  return t.api.send((r) => r.post('/v1/files').set(bearer).set('Content-Type', type).send(body));
+}
+
+/** Bytes that are not UTF-8 text (a PNG signature, stray continuation bytes, a NUL). */
+const NOT_TEXT = Buffer.concat([PNG, Buffer.from([0x80, 0xbf, 0xc3, 0x28, 0xff, 0xfe, 0x00, 0xe9])]);
+
+it('takes a multipart file part without a file name as the file, named "upload", its bytes as sent', async () => {
+  const res = await postMultipart([
+    { disposition: 'form-data; name="width"', content: '64' },
+    { disposition: 'form-data; name="file"', type: 'image/png', content: NOT_TEXT },
+  ]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body).toMatchObject({ filename: 'upload', type: 'image', mime_type: 'image/png', size: NOT_TEXT.length, width: 64 });
+  const served = await download(res.body.url);
+  expect((served.body as Buffer).equals(NOT_TEXT)).toBe(true);
+});
+
+it('takes a text part named file (no file name, no content type) as the file, typed text/plain as multipart parts default to', async () => {
+  const res = await postMultipart([{ disposition: 'form-data; name="file"', content: 'just text' }]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body).toMatchObject({ filename: 'upload', mime_type: 'text/plain', size: 9 });
+  expect(((await download(res.body.url)).body as Buffer).toString('utf8')).toBe('just text');
+  // Bytes that are not UTF-8 come back as sent, not as replacement characters.
+  const binary = await postMultipart([{ disposition: 'form-data; name="file"', content: NOT_TEXT }]);
+  expect(binary.status, JSON.stringify(binary.body)).toBe(200);
+  expect(binary.body.size).toBe(NOT_TEXT.length);
+  expect(((await download(binary.body.url)).body as Buffer).equals(NOT_TEXT)).toBe(true);
+});
+
+it('stores the text of a file part without a file name that names its charset in UTF-8', async () => {
+  const res = await postMultipart([{ disposition: 'form-data; name="file"', type: 'text/plain; charset=utf-8', content: 'héllo, 世界' }]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(((await download(res.body.url)).body as Buffer).toString('utf8')).toBe('héllo, 世界');
+  const latin1 = await postMultipart([{ disposition: 'form-data; name="file"', type: 'text/plain; charset=iso-8859-1', content: Buffer.from('héllo', 'latin1') }]);
+  expect(latin1.status, JSON.stringify(latin1.body)).toBe(200);
+  expect(((await download(latin1.body.url)).body as Buffer).toString('utf8')).toBe('héllo');
+});
+
+it('takes a file part without a file name over 1MB whole', async () => {
+  const big = Buffer.alloc(3 * MB + 5, 0xe9);
+  const res = await postMultipart([{ disposition: 'form-data; name="file"', type: 'video/mp4', content: big }]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.size).toBe(big.length);
+  expect(((await download(res.body.url)).body as Buffer).equals(big)).toBe(true);
+});
+
+it('refuses two parts named file, with or without a file name, with 422 naming file', async () => {
+  const twoPlain = await postMultipart([
+    { disposition: 'form-data; name="file"', content: 'a' },
+    { disposition: 'form-data; name="file"', content: 'b' },
+  ]);
+  expect(fields(expectError(twoPlain, 422, 'invalid_params'))).toEqual(['file']);
+  const mixed = await postMultipart([
+    { disposition: 'form-data; name="file"', content: 'a' },
+    { disposition: 'form-data; name="file"; filename="b.png"', type: 'image/png', content: PNG },
+  ]);
+  expect(fields(expectError(mixed, 422, 'invalid_params'))).toEqual(['file']);
+  expect(stateOf(t.emulator).files).toEqual([]);
 });
 
 it('refuses two multipart file parts with 422 naming file', async () => {
@@ -522,7 +590,7 @@ it('sizes an avatar-photo result by the uploaded photo, times it and charges by 
   await advance(0);
   const task = (await t.api.get(`/v1/tasks/${submitted.body.id}`)).body;
   expect(task.status).toBe('succeeded');
-  expect(task.output.files[0]).toMatchObject({ type: 'video', width: 600, height: 800, duration: 8 });
+  expect(task.output.files[0]).toMatchObject({ type: 'video', width: 600, height: 800, duration: 7.2 });
   expect(task.points).toEqual({ frozen: '60.000', charged: '48.000', refunded: '12.000' });
 });
 

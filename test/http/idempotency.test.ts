@@ -81,6 +81,50 @@ it('never expires a key: a replay a year later still answers the first task', as
   expect(again.body.id).toBe(first.body.id);
 });
 
+it('replays after an uploaded input file has expired, instead of refusing the file', async () => {
+  const upload = async (filename: string): Promise<{ id: string; url: string }> =>
+    (await t.api.post('/v1/files', { content: Buffer.from(`bytes of ${filename}`).toString('base64'), filename })).body;
+  const image = await upload('face.png');
+  const audio = await upload('speech.mp3');
+  const body = { model: 'avatar-photo', input: { image: image.id, audio: audio.url } };
+  const first = await t.api.post('/v1/tasks', body, withKey('with-files'));
+  expect(first.status, JSON.stringify(first.body)).toBe(200);
+  await t.admin.post('/_emulator/clock/advance', { seconds: 8 * 24 * 3600 }); // files live 7 days by default
+  const again = await t.api.post('/v1/tasks', body, withKey('with-files'));
+  expect(again.status, JSON.stringify(again.body)).toBe(200);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.body.id).toBe(first.body.id);
+  // Without the key (or with a new one) the expired files are refused as before.
+  for (const headers of [{}, withKey('another')]) {
+    const fresh = await t.api.post('/v1/tasks', body, headers);
+    expect(fresh.status).toBe(422);
+    expect(fresh.body.error.details.map((d: { field: string }) => d.field)).toEqual(['input.image', 'input.audio']);
+  }
+  // A different body under the old key is still a conflict, not a file problem.
+  const conflict = await t.api.post('/v1/tasks', { model: 'avatar-photo', input: { image: image.id, audio: audio.id } }, withKey('with-files'));
+  expect(conflict.status).toBe(409);
+  expect(conflict.body.error.code).toBe('idempotency_conflict');
+  expect((await t.api.get('/v1/tasks')).body.data).toHaveLength(1);
+});
+
+it('replays after an input address has come to resolve to an internal address', async () => {
+  const names: Record<string, string[]> = { 'cdn.example.net': ['93.184.216.34'] };
+  const own = await startEmulator({ resolveHost: async (host) => names[host] ?? [] });
+  try {
+    const body = { model: 'avatar-photo', input: { image: 'https://cdn.example.net/p.png', audio: 'https://cdn.example.net/a.mp3' } };
+    const first = await own.api.post('/v1/tasks', body, withKey('k'));
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    names['cdn.example.net'] = ['10.0.0.7'];
+    const again = await own.api.post('/v1/tasks', body, withKey('k'));
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect((await own.api.post('/v1/tasks', body, withKey('k2'))).status).toBe(422);
+  } finally {
+    await own.close();
+  }
+});
+
 it('replays after the first task was canceled, showing it as it is now', async () => {
   const first = await t.api.post('/v1/tasks', socialNote(), withKey('k'));
   await t.api.post(`/v1/tasks/${first.body.id}/cancel`);

@@ -66,11 +66,12 @@ it('video-gen-2.0-fast with reference videos collects what the tokens cost beyon
   const task = await run({ model: 'video-gen-2.0-fast', input: { mode: 'video', prompt: 'p', videos: [video], resolution: '480p' } });
   // Default usage: (5 s + 10 s of reference ÷ 10) × (97.2 ÷ 6000 × 1,000,000 tokens per second) = 97200 tokens.
   expect(task.output.usage).toEqual({ output_tokens: 97200 });
-  expect(task.points).toEqual({ frozen: '583.200', charged: '583.200', refunded: '0.000' });
+  // frozen stays the submission's freeze; the 97.200 beyond it is collected as its own entry.
+  expect(task.points).toEqual({ frozen: '486.000', charged: '583.200', refunded: '0.000' });
   expect(await ledgerOf(task.id)).toEqual([
     ['freeze', '486.000'],
-    ['freeze', '97.200'],
-    ['charge', '583.200'],
+    ['charge', '486.000'],
+    ['collect', '97.200'],
   ]);
   expect(await balances()).toMatchObject({ available: '9416.800', frozen: '0.000', charged: '583.200' });
 });
@@ -79,14 +80,15 @@ it.each([
   ['fast', 12.2, '52.000'],
   ['standard', 12.2, '78.000'],
   ['max', 3, '24.000'],
-])('avatar-photo (%s) charges the audio seconds rounded up (%f s → %s)', async (quality, seconds, charged) => {
+])('avatar-photo (%s) charges the audio seconds rounded up (%f s → %s) and reports them as they are', async (quality, seconds, charged) => {
   const image = await upload('face.jpg', 'image/jpeg', { width: 800, height: 1000 });
   const audio = await upload('speech.mp3', 'audio/mpeg', { duration: seconds });
   const task = await run({ model: 'avatar-photo', input: { image, audio, quality } });
-  const frozen = { fast: '40.000', standard: '60.000', max: '80.000' }[quality];
-  expect(task.points.frozen).toBe(Number(charged) > Number(frozen) ? charged : frozen);
+  const frozen = { fast: '40.000', standard: '60.000', max: '80.000' }[quality] as string;
+  expect(task.points.frozen).toBe(frozen);
   expect(task.points.charged).toBe(charged);
-  expect(task.output).toMatchObject({ duration: Math.ceil(seconds), files: [{ type: 'video', width: 800, height: 1000 }] });
+  expect(task.points.refunded).toBe(Number(charged) < Number(frozen) ? (Number(frozen) - Number(charged)).toFixed(3) : '0.000');
+  expect(task.output).toMatchObject({ duration: seconds, files: [{ type: 'video', width: 800, height: 1000, duration: seconds }] });
   expect((await balances()).frozen).toBe('0.000');
 });
 
@@ -101,8 +103,9 @@ it('avatar-photo with drive text charges the finished video seconds', async () =
     },
     'nine-seconds',
   );
+  // 8.4 s billed as 9 s × 6 (standard); the finished video's duration is reported as it is.
   expect(task.points).toEqual({ frozen: '60.000', charged: '54.000', refunded: '6.000' });
-  expect(task.output.duration).toBe(9);
+  expect(task.output.duration).toBe(8.4);
 });
 
 it('control: advance makes the next transition now, through the same engine as the clock', async () => {
@@ -160,7 +163,7 @@ it('control: fail ends a task with the chosen code and a full refund; canceled i
   expect((await t.admin.post('/_emulator/tasks/T000000000000NOSUCH/fail', { code: 'no_result' })).status).toBe(404);
 });
 
-it('lists every account with its ledger: one entry per freeze, charge and refund', async () => {
+it('lists every account with its ledger: one entry per freeze, charge, refund and collect', async () => {
   await run({ model: 'social-notes-data', input: { note: 'n', agree: true } });
   const entries = (await t.admin.get(`/_emulator/accounts/${account.id}/ledger`)).body.data;
   expect(entries.map((e: { kind: string }) => e.kind)).toEqual(['fund', 'freeze', 'charge']);

@@ -14,6 +14,11 @@ const NAMES: Record<string, string[]> = {
   'oneninetwo.example.net': ['192.168.1.1'],
   'linklocal.example.net': ['169.254.169.254'],
   'ula.example.net': ['fd00::1'],
+  'compat.example.net': ['::7f00:1'],
+  'translated.example.net': ['::ffff:0:7f00:1'],
+  'nat64.example.net': ['64:ff9b::7f00:1'],
+  'sixtofour.example.net': ['2002:7f00:1::'],
+  'sitelocal.example.net': ['fec0::1'],
   'mixed.example.net': ['93.184.216.34', '10.0.0.1'],
   'public.example.net': ['93.184.216.34', '2606:2800:220:1::'],
 };
@@ -43,6 +48,13 @@ it.each([
   ['fc00::/7 (fd)', 'https://[fdff:ffff::1]/cb'],
   ['localhost', 'https://localhost/cb'],
   ['a localhost subdomain', 'https://api.localhost/cb'],
+  ['IPv4-compatible ::127.0.0.1', 'https://[::127.0.0.1]/cb'],
+  ['IPv4-translated ::ffff:0:7f00:1', 'https://[::ffff:0:7f00:1]/cb'],
+  ['NAT64 64:ff9b::7f00:1', 'https://[64:ff9b::7f00:1]/cb'],
+  ['6to4 2002:7f00:1::', 'https://[2002:7f00:1::]/cb'],
+  ['Teredo to 127.0.0.1', 'https://[2001:0:5db8:d822::80ff:fffe]/cb'],
+  ['site-local fec0::/10', 'https://[fec0::1]/cb'],
+  ['NAT64 local-use 64:ff9b:1::/48', 'https://[64:ff9b:1::a00:1]/cb'],
 ])('refuses a literal %s callback address with 422 on webhook_url', async (_name, url) => {
   expect(await refusal(url)).toEqual({ status: 422, details: [{ field: 'webhook_url', message: 'must not be an internal-network address' }] });
 });
@@ -74,6 +86,22 @@ it('guards the account default address set through the control API the same way'
   expect(res.status).toBe(422);
   expect(res.body.error.details[0].field).toBe('url');
   expect((await t.admin.post('/_emulator/accounts', { webhook_url: 'https://[::1]/cb' })).status).toBe(422);
+});
+
+it.each([
+  ['127.0.0.1', (port: string) => `http://127.0.0.1:${port}/hook`],
+  ['::ffff:127.0.0.1', (port: string) => `http://[::ffff:127.0.0.1]:${port}/hook`],
+  ['::ffff:7f00:1 spelled as ::ffff:0:7f00:1', (port: string) => `https://[::ffff:0:7f00:1]:${port}/hook`],
+  ['64:ff9b::7f00:1', (port: string) => `https://[64:ff9b::7f00:1]:${port}/hook`],
+])('refuses at connect time a literal internal address (%s), which no name lookup sees', async (_name, url) => {
+  const receiver = await startReceiver();
+  try {
+    const outgoing = { url: url(new URL(receiver.url).port), headers: {}, body: '{}', timeoutMs: 1000 };
+    await expect(createSender(false)(outgoing)).rejects.toThrow('is an internal-network address');
+    expect(receiver.received).toHaveLength(0);
+  } finally {
+    await receiver.close();
+  }
 });
 
 it('refuses at connect time a name that resolves to loopback, and connects when insecure addresses are allowed', async () => {

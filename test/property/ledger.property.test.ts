@@ -273,7 +273,7 @@ interface Task {
 }
 interface LedgerEntry {
   account_id: string;
-  kind: 'fund' | 'freeze' | 'charge' | 'refund';
+  kind: 'fund' | 'freeze' | 'charge' | 'refund' | 'collect';
   points: string;
   task_id: string | null;
 }
@@ -343,17 +343,29 @@ async function observe(t: TestEmulator, accounts: Account[], nowMs: number, chec
     const funded = sum(of('fund'));
     same(funded, account.opening);
     same(new Big(free).plus(frozen).plus(charged), funded);
-    // Frozen points are the freezes not yet charged or refunded; charged is the sum of the charges.
+    // Each balance is what its entries say (as the store check has it): frozen points are the freezes not yet
+    // charged or refunded; charged is the charges plus what settlements collected beyond their freezes, which
+    // came straight out of available.
+    same(sum(of('fund')).minus(sum(of('freeze'))).plus(sum(of('refund'))).minus(sum(of('collect'))), free);
     same(sum(of('freeze')).minus(sum(of('charge'))).minus(sum(of('refund'))), frozen);
-    same(sum(of('charge')), charged);
+    same(sum(of('charge')).plus(sum(of('collect'))), charged);
 
-    // Each task's points are its own ledger entries; only unfinished tasks hold frozen points.
+    // Each task's points are its own ledger entries; only unfinished tasks hold frozen points. frozen is the one
+    // freeze of the submission, released by the charge and the refund; a finished task has
+    // charged − collected + refunded = frozen, collecting only beyond the freeze and refunding only short of it.
     const ids = new Set(own.map((entry) => entry.task.id));
     for (const entry of entries) if (entry.task_id !== null) expect(ids.has(entry.task_id)).toBe(true);
     for (const { task } of own) {
-      same(sum(of('freeze', task.id)), task.points.frozen);
-      same(sum(of('charge', task.id)), task.points.charged);
-      same(sum(of('refund', task.id)), task.points.refunded);
+      const { frozen: taskFrozen, charged: taskCharged, refunded } = task.points;
+      const collected = sum(of('collect', task.id));
+      expect(of('freeze', task.id)).toEqual([taskFrozen]);
+      same(sum(of('charge', task.id)).plus(collected), taskCharged);
+      same(sum(of('refund', task.id)), refunded);
+      same(sum(of('charge', task.id)).plus(sum(of('refund', task.id))), TERMINAL.has(task.status) ? taskFrozen : '0');
+      if (TERMINAL.has(task.status)) same(new Big(taskCharged).minus(collected).plus(refunded), taskFrozen);
+      const beyond = new Big(taskCharged).minus(taskFrozen);
+      same(collected, beyond.gt(0) ? beyond : '0');
+      expect(of('collect', task.id).length).toBeLessThanOrEqual(1);
     }
     same(sum(own.filter(({ task }) => !TERMINAL.has(task.status)).map(({ task }) => task.points.frozen)), frozen);
   });
@@ -363,9 +375,9 @@ async function observe(t: TestEmulator, accounts: Account[], nowMs: number, chec
 function checkTask(task: Task, nowMs: number): void {
   const { frozen, charged, refunded } = task.points;
   for (const value of [frozen, charged, refunded]) expect(value).toMatch(THREE_DECIMALS);
-  // The freeze is the price table's, except where a settlement collected more than the estimate.
+  // The freeze is the price table's and stays so: a settlement beyond it is collected, not frozen.
   const estimate = expectedFreeze({ model: task.model as Body['model'], input: task.input });
-  if (task.status !== 'succeeded') expect(frozen).toBe(estimate);
+  expect(frozen).toBe(estimate);
   switch (task.status) {
     case 'queued':
     case 'processing':
@@ -377,13 +389,17 @@ function checkTask(task: Task, nowMs: number): void {
       // Nothing outlives the model's maximum processing time.
       expect(nowMs - Date.parse(task.created_at)).toBeLessThan(MAX_PROCESSING_SECONDS[task.model] as number * 1000);
       break;
-    case 'succeeded':
-      same(new Big(charged).plus(refunded), frozen);
+    case 'succeeded': {
+      // Refunded only what the settlement did not need; anything beyond the freeze was collected (the ledger).
+      const short = new Big(frozen).minus(charged);
+      same(refunded, short.gt(0) ? short : '0');
       expect(new Big(charged).gt(0)).toBe(true);
       if (task.model === 'avatar-photo') {
-        // Whole seconds (rounded up) at the quality's per-second price.
+        // The actual seconds reported, billed whole (rounded up) at the quality's per-second price.
         const perSecond = AVATAR_PER_SECOND[String(task.input['quality'])] as string;
-        expect(new Big(charged).mod(perSecond).eq(0)).toBe(true);
+        const duration = (task.output as { duration: number }).duration;
+        same(charged, new Big(perSecond).times(Math.ceil(duration)));
+        expect((task.output as { files: { duration: number }[] }).files[0]?.duration).toBe(duration);
       } else if (!Array.isArray(task.input['videos'])) {
         // A fixed price, or duration × per-second price: charged exactly as frozen.
         expect(task.points).toEqual({ frozen: estimate, charged: estimate, refunded: '0.000' });
@@ -393,6 +409,7 @@ function checkTask(task: Task, nowMs: number): void {
       expect(task.output).not.toBeNull();
       expect(task.error).toBeNull();
       break;
+    }
     case 'failed':
     case 'canceled':
       expect(charged).toBe('0.000');
