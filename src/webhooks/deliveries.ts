@@ -187,7 +187,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     return stored;
   }
 
-  function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number): StoredDelivery {
+  /** A new message, stored; `nextAttemptMs` is when its first automatic attempt falls due (null: sent by hand). */
+  function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number, nextAttemptMs: number | null): StoredDelivery {
     const delivery: StoredDelivery = {
       id: ids.messageId(deps.random),
       account_id: account.id,
@@ -198,7 +199,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       created_at: formatTime(atMs),
       created_ms: atMs,
       status: 'pending',
-      next_attempt_ms: null,
+      next_attempt_ms: nextAttemptMs,
       attempts: [],
     };
     db.deliveries.put(delivery);
@@ -217,9 +218,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       const url = stored.webhook_url ?? account?.webhook_url ?? null;
       if (!account || !url) return;
       const type = `task.${stored.task.status}` as DeliveryType;
-      const delivery = create(account, type, url, stored.task, stored.task.id, atMs);
-      delivery.next_attempt_ms = atMs;
-      db.deliveries.put(delivery);
+      const delivery = create(account, type, url, stored.task, stored.task.id, atMs, atMs);
       // Due now: started as soon as the task's end is committed, inside the job or request that ended it (in
       // manual mode nothing would run a job scheduled now outside an advance).
       db.store.afterCommit(() => automatic(delivery.id, atMs));
@@ -242,7 +241,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
         return create(account, 'webhook.test', account.webhook_url, {
           message: 'This is a test event from svc-emulator.',
           account_webhook: true,
-        }, null, clock.now());
+        }, null, clock.now(), null);
       });
       return manual(delivery, 'manual', (stored) => {
         if (stored.status !== 'delivered') stored.status = 'failed';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { runTask, uploadFile } from '../support/tasks.ts';
 
 // avatar-photo reports the actual seconds and bills them rounded up: output.duration and the result video's
 // file record say 7.2 for 7.2 s of speech audio, while the charge is 8 s × the quality's per-second price.
@@ -17,15 +18,8 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const upload = async (filename: string, mime_type: string, extra: Record<string, unknown> = {}) =>
-  (await api.post('/v1/files', { filename, mime_type, content: Buffer.from(filename).toString('base64'), ...extra })).body
-    .id as string;
-const run = async (body: Record<string, unknown>, scenario = 'instant') => {
-  const submitted = await api.post('/v1/tasks', body, { 'X-Emulator-Scenario': scenario });
-  expect(submitted.status).toBe(200);
-  await t.admin.post('/_emulator/clock/advance', { seconds: 0 });
-  return (await api.get(`/v1/tasks/${submitted.body.id}`)).body;
-};
+const upload = (filename: string, mimeType: string, extra: Record<string, unknown> = {}) => uploadFile(api, filename, mimeType, extra);
+const run = (body: Record<string, unknown>, scenario = 'instant') => runTask(t, api, body, scenario);
 /** The stored record of a result file, as the state export holds it (its address ends with the file's name). */
 const storedFile = async (url: string) => {
   const state = (await t.admin.post('/_emulator/state/export')).body as { files: { name: string; duration: number | null }[] };

@@ -2,6 +2,7 @@ import Big from 'big.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { runTask, uploadFile } from '../support/tasks.ts';
 
 // A settlement beyond the freeze: the task's `frozen` stays what was frozen at submission, `charged` is the
 // settlement, `refunded` is 0, and the shortfall (charged − frozen) is collected from available as a `collect`
@@ -32,15 +33,8 @@ afterEach(() => t.close());
 const balances = async () => (await t.admin.get(`/_emulator/accounts/${account.id}`)).body as { available: string; frozen: string; charged: string };
 const ledger = async () => (await t.admin.get(`/_emulator/accounts/${account.id}/ledger`)).body.data as Entry[];
 const ledgerOf = async (taskId: string) => (await ledger()).filter((e) => e.task_id === taskId).map((e) => [e.kind, e.points]);
-const upload = async (filename: string, mime_type: string, extra: Record<string, unknown> = {}) =>
-  (await api.post('/v1/files', { filename, mime_type, content: Buffer.from(filename).toString('base64'), ...extra })).body
-    .id as string;
-const run = async (body: Record<string, unknown>, scenario = 'instant') => {
-  const submitted = await api.post('/v1/tasks', body, { 'X-Emulator-Scenario': scenario });
-  expect(submitted.status).toBe(200);
-  await t.admin.post('/_emulator/clock/advance', { seconds: 0 });
-  return (await api.get(`/v1/tasks/${submitted.body.id}`)).body;
-};
+const upload = (filename: string, mimeType: string, extra: Record<string, unknown> = {}) => uploadFile(api, filename, mimeType, extra);
+const run = (body: Record<string, unknown>, scenario = 'instant') => runTask(t, api, body, scenario);
 const sumOf = (entries: Entry[], kind: string, taskId?: string): Big =>
   entries.filter((e) => e.kind === kind && (taskId === undefined || e.task_id === taskId)).reduce((s, e) => s.plus(e.points), new Big(0));
 

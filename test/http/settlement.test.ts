@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
+import { runTask, uploadFile } from '../support/tasks.ts';
 
 // Settlement by each model's price rules, and the control API's task steps, which go through the same engine.
 
@@ -20,15 +21,8 @@ const ledgerOf = async (taskId: string) =>
   ((await t.admin.get(`/_emulator/accounts/${account.id}/ledger`)).body.data as { kind: string; points: string; task_id: string }[])
     .filter((e) => e.task_id === taskId)
     .map((e) => [e.kind, e.points]);
-const upload = async (filename: string, mime_type: string, extra: Record<string, unknown> = {}) =>
-  (await api.post('/v1/files', { filename, mime_type, content: Buffer.from(filename).toString('base64'), ...extra })).body
-    .id as string;
-const run = async (body: Record<string, unknown>, scenario = 'instant') => {
-  const submitted = await api.post('/v1/tasks', body, { 'X-Emulator-Scenario': scenario });
-  expect(submitted.status).toBe(200);
-  await advance(0);
-  return (await api.get(`/v1/tasks/${submitted.body.id}`)).body;
-};
+const upload = (filename: string, mimeType: string, extra: Record<string, unknown> = {}) => uploadFile(api, filename, mimeType, extra);
+const run = (body: Record<string, unknown>, scenario = 'instant') => runTask(t, api, body, scenario);
 
 it.each([
   ['480p', 4, '388.800'],
