@@ -39,14 +39,15 @@ export function createAjv(documents: Partial<Record<DocumentName, OpenAPIV3_1.Do
       return errors.length === 0;
     },
   });
-  // Padded Base64 has a length that is a multiple of 4; a pattern saying so backtracks past the stack on 70 MB.
-  ajv.addKeyword({
-    keyword: 'x-length-multiple-of',
-    type: 'string',
-    schemaType: 'number',
-    error: { message: ({ schema }) => `must have a length that is a multiple of ${String(schema)}` },
-    validate: (factor: number, data: string) => data.length % factor === 0,
-  });
+  // Padded Base64 (OpenAPI's `byte`). ajv-formats checks it with a regular expression that repeats a group
+  // per 4 characters, which overflows the stack on a 70 MB upload; this check is linear.
+  ajv.addFormat('byte', { type: 'string', validate: isPaddedBase64 });
   for (const [name, doc] of Object.entries(documents)) ajv.addSchema(doc as object, `${name}.yaml`);
   return ajv;
+}
+
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function isPaddedBase64(value: string): boolean {
+  return value.length % 4 === 0 && BASE64_CHARS.test(value);
 }

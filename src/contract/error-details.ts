@@ -44,7 +44,11 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
       return { field: base, message: ruleMessage ?? `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
     case 'not':
       return { field: base, message: ruleMessage ?? 'is not allowed' };
+    // A schema's x-message words the rule it states by these keywords (a blank string, a per-model maximum,
+    // padded Base64); a field's other limits keep the validator's wording.
     case 'pattern':
+    case 'maximum':
+    case 'format':
       return { field: base, message: ruleMessage ?? error.message ?? 'is invalid' };
     case 'const':
       return { field: base, message: `must be ${JSON.stringify(params['allowedValue'])}` };

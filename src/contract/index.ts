@@ -58,7 +58,8 @@ export function createContract(): Contract {
     if (!validate) throw new Error(`${document}.yaml has no schema ${name}`);
     return validate;
   };
-  const envelope = schema('service', 'SubmitTaskRequest');
+  // SubmitTaskRequest is a oneOf by model; the part every branch shares is checked first, then the model's input.
+  const envelope = schema('service', 'SubmitTaskCommon');
 
   return {
     documents,

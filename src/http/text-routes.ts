@@ -3,7 +3,7 @@ import { ROUTING } from './routing.ts';
 import type { Request, Response } from 'express';
 import { ApiError, errorBody } from '../errors/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
-import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS } from '../text/index.ts';
+import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, textModelOf } from '../text/index.ts';
 import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
 import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
@@ -20,7 +20,9 @@ import { requestIdOf } from './request-id.ts';
 export function textRoutes(deps: AppDeps): Router {
   const router = Router(ROUTING);
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
-    const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, requireObjectBody(req));
+    const raw = requireObjectBody(req);
+    if (typeof raw['model'] === 'string' && raw['model'] !== '') textModelOf(deps.textModels, raw['model']);
+    const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, raw);
     const call = deps.db.store.transaction(() => {
       const started = startTextCall(
       {

@@ -39,6 +39,17 @@ export interface TextCall {
   refundAll(): { frozen: Points; charged: Points; refunded: Points };
 }
 
+/**
+ * The text model a request names, or 404 model_unavailable. Asked before the request is checked against the
+ * document, whose `model` enum would otherwise make an unknown model a parameter error.
+ * @see reference "Errors": model_unavailable
+ */
+export function textModelOf(models: TextModel[], id: string): TextModel {
+  const model = models.find((m) => m.id === id);
+  if (!model) throw new ApiError('model_unavailable', `Model '${id}' does not exist or is not a text model open to the API.`);
+  return model;
+}
+
 const DEFAULT_BEHAVIOUR: TextBehaviour = {
   first_token_ms: 0,
   chunk_interval_ms: 0,
@@ -48,23 +59,16 @@ const DEFAULT_BEHAVIOUR: TextBehaviour = {
 
 /**
  * Starts a text call: the model (404 model_unavailable unless it is a text model), the maximum output (the
- * request's or the model default; above the model limit 422), the scenario (content review), the output, and
+ * request's, already within the model limit, or the model default), the scenario (content review), the output, and
  * the freeze of input price × input tokens + output price × maximum output tokens (402 before anything starts).
  * Runs inside the caller's transaction; the settlement is a transaction of its own.
  * @see reference "Text endpoints" and "Text billing"
  */
 export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Record<string, unknown>, account: StoredAccount, scenarioHeader: string | undefined): TextCall {
   const parsed = format.parse(body);
-  const model = ctx.textModels.find((m) => m.id === parsed.request.model);
-  if (!model) {
-    throw new ApiError('model_unavailable', `Model '${parsed.request.model}' does not exist or is not a text model open to the API.`);
-  }
+  const model = textModelOf(ctx.textModels, parsed.request.model);
+  // The document caps the requested maximum per model (the requests' allOf), so it is within the limit here.
   const maxTokens = parsed.requestedMax ?? model.default_max_tokens;
-  if (maxTokens > model.max_output_tokens) {
-    throw new ApiError('invalid_params', `${parsed.maxField} is above the model limit of ${model.max_output_tokens}`, [
-      { field: parsed.maxField, message: `must be <= ${model.max_output_tokens} for ${model.id}` },
-    ]);
-  }
   const scenario = selectScenario(ctx.scenarios, { model: model.id, accountId: account.id, input: {}, metadata: {}, header: scenarioHeader });
   const behaviour = { ...DEFAULT_BEHAVIOUR, ...scenario.text };
   if (behaviour.reject) throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');

@@ -1,4 +1,4 @@
-export { startTextCall } from './call.ts';
+export { startTextCall, textModelOf } from './call.ts';
 export type { TextCall, TextCallContext } from './call.ts';
 export { chatFormat, responsesFormat, messagesFormat } from './formats/index.ts';
 export type { TextFormat, TextCallView } from './formats/index.ts';

@@ -776,7 +776,15 @@ const scenarioHeader = fc.option(fc.constantFrom('rejected', 'text-rejected', '_
 // POST /v1/tasks
 
 const SUBMIT = DOCS.service['components'] as { schemas: Record<string, Schema> };
-const INPUT_SCHEMAS = (SUBMIT.schemas['SubmitTaskRequest']?.['x-input-schemas'] ?? {}) as Record<string, string>;
+/** Each model's input schema, through SubmitTaskRequest's discriminator and the branch's `input`. */
+const INPUT_SCHEMAS = Object.fromEntries(
+  Object.entries(((SUBMIT.schemas['SubmitTaskRequest']?.['discriminator'] as Schema | undefined)?.['mapping'] ?? {}) as Record<string, string>).map(
+    ([model, branch]) => {
+      const [byInput] = SUBMIT.schemas[branch.split('/').pop() ?? '']?.['anyOf'] as { properties: Record<string, Schema> }[];
+      return [model, byInput?.properties['input']?.['$ref'] as string];
+    },
+  ),
+);
 const submitFromSchema = fc.oneof(
   ...Object.entries(INPUT_SCHEMAS).map(([model, ref]) =>
     fc.record(

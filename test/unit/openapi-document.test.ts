@@ -29,8 +29,14 @@ function parameterTable(model: string): Row[] {
     .map(([field = '', type = '', required = '', range = '', dflt = '']) => ({ field, type, required, range, default: dflt }));
 }
 
-const inputSchemas = (schemas['SubmitTaskRequest']?.['x-input-schemas'] ?? {}) as Record<string, string>;
-const modelSchema = (model: string): Schema => schemas[String(inputSchemas[model]).split('/').pop() ?? ''] ?? {};
+/** A model's input schema, found as a tool finds it: the discriminator's branch for the model, then its `input`. */
+const branches = ((schemas['SubmitTaskRequest']?.['discriminator'] as Schema | undefined)?.['mapping'] ?? {}) as Record<string, string>;
+const component = (ref: unknown): Schema => schemas[String(ref).split('/').pop() ?? ''] ?? {};
+const branchOf = (model: string): Schema => component(branches[model]);
+const modelSchema = (model: string): Schema => {
+  const [byInput] = (branchOf(model)['anyOf'] ?? []) as { properties: Record<string, Schema> }[];
+  return component(byInput?.properties['input']?.['$ref']);
+};
 const backticked = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
 const resolve = (prop: Schema): Schema => {
   const ref = prop['$ref'];
@@ -90,7 +96,39 @@ it.each([
   ['avatar-photo', 3600],
 ])('%s: states the maximum processing time of the reference (%i s)', (model, seconds) => {
   expect(modelSchema(model)['x-max-processing-seconds']).toBe(seconds);
-  expect(modelSchema(model)['x-model']).toBe(model);
+});
+
+it('makes SubmitTaskRequest one branch per model: model a const, input or params its input schema', () => {
+  const submit = schemas['SubmitTaskRequest'] ?? {};
+  const common = (schemas['SubmitTaskCommon']?.['properties'] ?? {}) as Record<string, Schema>;
+  expect(Object.keys(branches).sort()).toEqual([...models].sort());
+  expect((submit['oneOf'] as Schema[]).map((b) => b['$ref']).sort()).toEqual(Object.values(branches).sort());
+  for (const model of models) {
+    const properties = branchOf(model)['properties'] as Record<string, Schema>;
+    expect(properties['model']?.['const']).toBe(model);
+    expect(properties['webhook_url']).toEqual(common['webhook_url']);
+    expect(properties['metadata']).toEqual(common['metadata']);
+    const [byInput, byParams] = branchOf(model)['anyOf'] as { required: string[]; properties: Record<string, Schema> }[];
+    expect(byInput?.required).toEqual(['input']);
+    expect(byParams?.required).toEqual(['params']);
+    expect(byParams?.properties['params']).toEqual(byInput?.properties['input']);
+  }
+});
+
+it('lists the text models and their output maximums as the fixtures define them', () => {
+  const fixtures = JSON.parse(readFileSync(new URL('../../fixtures/text-models.json', import.meta.url), 'utf8')) as {
+    models: { id: string; max_output_tokens: number }[];
+  };
+  expect(schemas['TextModelId']?.['enum']).toEqual(fixtures.models.map((m) => m.id));
+  const caps = { ChatCompletionRequest: ['max_tokens', 'max_completion_tokens'], ResponseRequest: ['max_output_tokens'], MessageRequest: ['max_tokens'] };
+  for (const [name, fields] of Object.entries(caps)) {
+    const rules = schemas[name]?.['allOf'] as { if: Schema; then: Schema }[];
+    const stated = rules.map((rule) => ({
+      id: ((rule.if['properties'] as Record<string, Schema>)['model'] ?? {})['const'],
+      caps: fields.map((f) => ((rule.then['properties'] as Record<string, Schema>)[f] ?? {})['maximum']),
+    }));
+    expect(stated, name).toEqual(fixtures.models.map((m) => ({ id: m.id, caps: fields.map(() => m.max_output_tokens) })));
+  }
 });
 
 it('reaches every component from the paths, the webhooks or an x- reference', () => {
@@ -144,4 +182,14 @@ it('covers every endpoint of the reference', () => {
     ].sort(),
   );
   expect(Object.keys(doc['webhooks'] as object).sort()).toEqual(['task.canceled', 'task.failed', 'task.succeeded', 'webhook.test']);
+});
+
+it('leaves the X-Svc-* headers free in the schema (a key without signing ignores them) and states their form in x-when-signing', () => {
+  const parameters = (doc['components'] as Record<string, Record<string, Schema>>)['parameters'] ?? {};
+  for (const name of ['SvcTimestamp', 'SvcNonce', 'SvcSignature']) {
+    const parameter = parameters[name] ?? {};
+    expect(parameter['schema'], name).toEqual({ type: 'string' });
+    expect((parameter['x-when-signing'] as Schema | undefined)?.['pattern'], name).toEqual(expect.any(String));
+    expect(String(parameter['description']), name).toMatch(/without signing/);
+  }
 });

@@ -38,7 +38,6 @@ export const chatFormat: TextFormat = {
         forcedTool: forcedTool(body),
       },
       requestedMax: body.max_completion_tokens ?? body.max_tokens ?? null,
-      maxField: body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
     };

@@ -31,7 +31,6 @@ export const messagesFormat: TextFormat = {
         forcedTool: null,
       },
       requestedMax: body.max_tokens,
-      maxField: 'max_tokens',
       stream: body.stream === true,
       includeUsage: false,
     };

@@ -33,7 +33,6 @@ export const responsesFormat: TextFormat = {
         forcedTool: null,
       },
       requestedMax: body.max_output_tokens ?? null,
-      maxField: 'max_output_tokens',
       stream: body.stream === true,
       includeUsage: false,
     };

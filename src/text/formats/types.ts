@@ -7,8 +7,6 @@ export interface ParsedCall {
   request: Omit<TextRequest, 'maxTokens'>;
   /** The maximum the call asked for, or null for the model default. */
   requestedMax: number | null;
-  /** Field that carried the maximum, for the 422 above the model limit. */
-  maxField: string;
   stream: boolean;
   includeUsage: boolean;
 }
