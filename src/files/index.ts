@@ -8,5 +8,5 @@ export type { FileRule, FileCheckContext } from './params.ts';
 export { createFileKeeper } from './expiry.ts';
 export type { FileKeeper } from './expiry.ts';
 export type { StoredFile, FilesRepo } from './records.ts';
-export { fixtureBytes, fixtureSize, SAMPLE_VIDEO } from './fixtures.ts';
+export { fixtureBytes } from './fixtures.ts';
 export type { MediaFixture } from './fixtures.ts';

@@ -17,7 +17,10 @@ export interface StoredFile {
   height: number | null;
   created_at: string;
   expires_ms: number;
-  /** Where the bytes are: an uploaded blob, or a media fixture of the emulator (result files). */
+  /**
+   * Where the bytes are: an uploaded blob, or media of the emulator's own (result files), which for generated
+   * media is the description the same bytes are made from again.
+   */
   source: { kind: 'blob' } | { kind: 'fixture'; fixture: MediaFixture };
 }
 

@@ -1,2 +1,4 @@
 export { notesText } from './notes-text.ts';
-export { videoSize } from './video-output.ts';
+export { avatarVideoSize, videoSize } from './video-output.ts';
+export { renderMedia } from './media/index.ts';
+export type { GeneratedMedia } from './media/index.ts';

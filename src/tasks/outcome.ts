@@ -3,10 +3,10 @@ import { chargeFor, tokensPerSecond } from '../billing/index.ts';
 import type { ActualUsage, Points } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
-import { addFile, fileOf, fileUrl, fixtureSize, SAMPLE_VIDEO } from '../files/index.ts';
-import type { MediaFixture } from '../files/index.ts';
+import { addFile, fileOf, fileUrl } from '../files/index.ts';
 import type { Random } from '../random/index.ts';
-import { notesText, videoSize } from '../results/index.ts';
+import { avatarVideoSize, notesText, renderMedia, videoSize } from '../results/index.ts';
+import type { GeneratedMedia } from '../results/index.ts';
 import type { Db } from '../db.ts';
 import type { StoredFile } from '../files/index.ts';
 import type { StoredTask } from './records.ts';
@@ -23,6 +23,8 @@ export interface OutcomeContext {
 
 /** Seconds assumed for a reference video whose length the emulator does not know (an https address). */
 const UNKNOWN_VIDEO_SECONDS = 5;
+/** The shape of a result file a scenario adds past the generated ones, before its own fields are applied. */
+const EXTRA_VIDEO = { width: 320, height: 180, duration: 2 } as const;
 
 /**
  * The output and the charge of a task that succeeds now: generated results (text, or video files stored on the
@@ -46,8 +48,9 @@ export function succeed(
   } else {
     // The actual seconds (an avatar video is as long as its audio, 7.2 s say); only the charge rounds them up.
     const seconds = model.id === 'avatar-photo' ? (actual.seconds ?? 0) : Number(input['duration']);
-    const size = model.id === 'avatar-photo' ? avatarSize(ctx, input) : videoSize(input['ratio'], input['resolution']);
-    output = { files: [videoRecord(ctx, stored.account_id, nowMs, { ...size, duration: seconds })], duration: seconds };
+    const photo = model.id === 'avatar-photo' ? fileOf(ctx.db, input['image'], ctx.publicUrl) : undefined;
+    const size = model.id === 'avatar-photo' ? avatarVideoSize(photo) : videoSize(input['ratio'], input['resolution']);
+    output = { files: [videoRecord(ctx, stored, nowMs, 0, { ...size, duration: seconds })], duration: seconds };
     if (actual.output_tokens !== undefined) output.usage = { output_tokens: actual.output_tokens };
   }
   if (overrideOutput.text !== undefined) output.text = overrideOutput.text;
@@ -56,7 +59,7 @@ export function succeed(
   // Overrides are checked against the file record's fields (admin.yaml FileRecordOverride); a position past the
   // generated files starts from a real stored result file, so every record is complete and its address served.
   overrideOutput.files?.forEach((fields, i) => {
-    output.files[i] = { ...(output.files[i] ?? videoRecord(ctx, stored.account_id, nowMs, SAMPLE_VIDEO)), ...fields };
+    output.files[i] = { ...(output.files[i] ?? videoRecord(ctx, stored, nowMs, i, EXTRA_VIDEO)), ...fields };
   });
   return { output, charge: chargeFor(model.pricing, input, actual) };
 }
@@ -87,42 +90,47 @@ function actualUsage(ctx: OutcomeContext, stored: StoredTask, model: TaskModelSp
   return {};
 }
 
-function avatarSize(ctx: OutcomeContext, input: Record<string, unknown>): { width: number; height: number } {
-  const photo = fileOf(ctx.db, input['image'], ctx.publicUrl);
-  return photo?.width && photo.height ? { width: photo.width, height: photo.height } : { width: 720, height: 1280 };
-}
-
-/** A result video and its cover, stored under unguessable names and served from the fixtures. */
+/**
+ * A result video and its cover, stored under unguessable names. Their bytes are generated to the record's size and
+ * duration (a still grey picture) and carry the AIGC label, whose ProduceID is `{task id}/{position}/video` or
+ * `…/cover`; the record keeps how to make them, so they are the same bytes after a restart or a state import.
+ * @see reference "File record"; "Overview": AI-generated-content marks on result files
+ */
 function videoRecord(
   ctx: OutcomeContext,
-  accountId: string,
+  stored: StoredTask,
   nowMs: number,
+  position: number,
   shape: { width: number; height: number; duration: number },
 ): FileRecord {
-  const add = (fixture: MediaFixture, mimeType: string, media: Partial<StoredFile>): StoredFile => {
+  const add = (media: GeneratedMedia, filename: string, mimeType: string): StoredFile => {
+    const bytes = renderMedia(media);
+    if (!bytes) throw new Error(`cannot render a ${media.width}x${media.height} ${media.media}`);
     const file = addFile(ctx.db, ctx.random, nowMs, ctx.fileRetentionMs, {
-      accountId,
-      filename: fixture,
+      accountId: stored.account_id,
+      filename,
       mimeType,
-      size: fixtureSize(fixture),
-      duration: media.duration ?? null,
-      width: media.width ?? null,
-      height: media.height ?? null,
-      source: { kind: 'fixture', fixture },
+      size: bytes.length,
+      duration: media.duration,
+      width: media.width,
+      height: media.height,
+      source: { kind: 'fixture', fixture: media },
     });
     ctx.onFile(file.expires_ms);
     return file;
   };
-  const video = add('sample.mp4', 'video/mp4', shape);
-  const cover = add('cover.jpg', 'image/jpeg', { width: shape.width, height: shape.height });
+  const { width, height, duration } = shape;
+  const produceId = (media: GeneratedMedia['media']): string => `${stored.task.id}/${position}/${media}`;
+  const video = add({ media: 'video', width, height, duration, produce_id: produceId('video') }, 'video.mp4', 'video/mp4');
+  const cover = add({ media: 'cover', width, height, duration: null, produce_id: produceId('cover') }, 'cover.jpg', 'image/jpeg');
   return {
     url: fileUrl(ctx.publicUrl, video),
     type: 'video',
     mime_type: video.mime_type,
     size: video.size,
-    width: shape.width,
-    height: shape.height,
-    duration: shape.duration,
+    width,
+    height,
+    duration,
     cover_url: fileUrl(ctx.publicUrl, cover),
     expires_at: formatTime(video.expires_ms),
   };
