@@ -1,30 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DEFAULT_BUDGET, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
+import { failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
 import type { SuiteOptions } from '../conformance/index.ts';
 import { HelpRequested, UsageError } from './start-options.ts';
+import { CONFORMANCE_HELP } from './help.ts';
 
-export const CONFORMANCE_HELP = `Usage: svc-emulator conformance --base-url URL --api-key KEY [options]
-
-Checks a deployment (the emulator or the real service) against the contract. Exit 0 when every selected check
-passed, 1 when one failed, 2 for a usage or configuration error.
-
-  --base-url URL          the deployment (scheme and host, no path)
-  --api-key KEY           a key of an account with some points
-  --second-api-key KEY    a key of another account (isolation checks)
-  --only GLOB             run only checks whose id matches (repeatable; * matches anything)
-  --skip GLOB             skip checks whose id matches (repeatable)
-  --budget POINTS         points the suite may spend (default ${DEFAULT_BUDGET}); checks over it are skipped
-  --junit FILE            write JUnit XML
-  --json FILE             write the results as JSON
-  --webhook-url URL       public address of the callback receiver (it must reach --webhook-listen)
-  --webhook-secret S      the account's whsec_ secret, to verify callbacks
-  --webhook-listen PORT   start the callback receiver on this local port
-  --admin-url URL         the emulator's control API: fast-forwards the clock, makes a second account
-  --admin-token T         its token
-  --text-model ID         the text model to call (default svc-text-lite)
-  --request-timeout MS    real time one request may take, its whole answer included (default 60000)
-`;
 
 export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?: string; json?: string } {
   const { values } = parseArgs({

@@ -1,11 +1,8 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
-import { conformance, CONFORMANCE_HELP, parseConformanceOptions } from './conformance.ts';
-import { parseReceiveOptions, receive, RECEIVE_HELP } from './receive.ts';
+import { CONFORMANCE_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
 import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
-import { start } from './start.ts';
-import { STORE_HELP, storeCommand } from './store.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
 
@@ -30,10 +27,20 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       return void console.log(HELP);
     }
-    if (command === 'start') return await start(parseStartOptions(rest, process.env));
-    if (command === 'receive') return await receive(parseReceiveOptions(rest, process.env));
-    if (command === 'conformance') process.exit(await conformance(parseConformanceOptions(rest)));
-    if (command === 'store') process.exit(await storeCommand(rest));
+    // Each command's modules load only when it runs: a start does not pay for the conformance suite.
+    if (command === 'start') {
+      const options = parseStartOptions(rest, process.env);
+      return await (await import('./start.ts')).start(options);
+    }
+    if (command === 'receive') {
+      const { parseReceiveOptions, receive } = await import('./receive.ts');
+      return await receive(parseReceiveOptions(rest, process.env));
+    }
+    if (command === 'conformance') {
+      const { conformance, parseConformanceOptions } = await import('./conformance.ts');
+      process.exit(await conformance(parseConformanceOptions(rest)));
+    }
+    if (command === 'store') process.exit(await (await import('./store.ts')).storeCommand(rest));
     throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   } catch (err) {
     if (err instanceof HelpRequested) {

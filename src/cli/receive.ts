@@ -4,18 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { HelpRequested, UsageError } from './start-options.ts';
+import { RECEIVE_HELP } from './help.ts';
 
-export const RECEIVE_HELP = `Usage: svc-emulator receive --secret whsec_... [options]
-
-A local callback receiver: verifies each callback with the Standard Webhooks library, de-duplicates by
-webhook-id and prints one line per request.
-
-  --secret S         the account's signing secret (whsec_...; env SVC_EMULATOR_WEBHOOK_SECRET)
-  --port P           port to listen on (default 4020; 0 picks a free one)
-  --host H           address to listen on (default 127.0.0.1)
-  --fail-first N     answer 500 to the first N attempts of every message, to watch retries
-  --delay-ms M       answer after M milliseconds (over 10000 the emulator counts a timeout)
-`;
 
 export interface ReceiveOptions {
   secret: string;

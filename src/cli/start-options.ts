@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../contract/yaml.ts';
 import type { EmulatorOptions } from '../emulator.ts';
 import { resolveLimits } from '../server/index.ts';
 import type { ServerLimits } from '../server/index.ts';

@@ -4,17 +4,8 @@ import { exportState, writeStateFile } from '../state/index.ts';
 import { backupStore, checkStoreFile, openStore } from '../store/index.ts';
 import { restoreStore } from '../store/maintenance.ts';
 import { DEFAULT_DB, HelpRequested, UsageError } from './start-options.ts';
+import { STORE_HELP } from './help.ts';
 
-export const STORE_HELP = `svc-emulator store: look after a store file
-
-Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]
-
-  check            SQLite's full integrity check and every balance against the ledger; exit 0 when sound, 1 when not
-  backup FILE      a consistent copy as of now (works while an emulator runs on the store)
-  restore FILE     replace the store with a backup, once the backup passes the check (refused while one runs)
-  export FILE      the store as a state document (start another emulator from it with --import FILE)
-
-  --db PATH        the store (default ${DEFAULT_DB})`;
 
 /** Runs a store command; resolves with the exit code. */
 export async function storeCommand(argv: string[]): Promise<number> {

@@ -3,6 +3,7 @@ import { CheckFailure, createClient, curlOf } from './client.ts';
 import { startCallbackReceiver } from './receiver.ts';
 import { loadResponseContract } from './spec.ts';
 import type { Check, CheckContext, CheckResult, Need, ReceivedCallback } from './types.ts';
+import { DEFAULT_BUDGET } from './defaults.ts';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -36,7 +37,7 @@ export interface SuiteReport {
   results: CheckResult[];
 }
 
-export const DEFAULT_BUDGET = 200;
+export { DEFAULT_BUDGET };
 
 /** `*` in a pattern matches any run of characters (`tasks.*`, `*.stream.*`). */
 export function matchesGlob(id: string, pattern: string): boolean {

@@ -15,8 +15,14 @@ interface CombinedMaxItems {
  * `x-combined-max-items` is a real keyword because "images + portraits at most 9" cannot be said in plain
  * JSON Schema.
  */
-export function createAjv(documents: Partial<Record<DocumentName, OpenAPIV3_1.Document>>, useDefaults = false): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, useDefaults });
+export function createAjv(
+  documents: Partial<Record<DocumentName, OpenAPIV3_1.Document>>,
+  useDefaults = false,
+  validateSchema = false,
+): Ajv2020 {
+  // The documents are not checked against the JSON Schema meta-schema at every start (most of the time Ajv
+  // would spend): Redocly lints them and test/unit/openapi-schemas.test.ts compiles every schema with checks on.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, useDefaults, validateSchema });
   addFormats.default(ajv);
   ajv.addKeyword({
     keyword: 'x-combined-max-items',

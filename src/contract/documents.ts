@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { parseYaml } from './yaml.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { derived, hashOf } from '../cache/derived.ts';
 
 export type DocumentName = 'service' | 'admin';
 export type JsonSchema = Record<string, unknown>;
 
 const OPENAPI_DIR = new URL('../../openapi/', import.meta.url);
 
-/** Reads an OpenAPI document of the package (service.yaml or admin.yaml). */
+/** Reads an OpenAPI document of the package (service.yaml or admin.yaml), parsed once per content. */
 export function loadDocument(name: DocumentName): OpenAPIV3_1.Document {
-  return parse(readFileSync(new URL(`${name}.yaml`, OPENAPI_DIR), 'utf8')) as OpenAPIV3_1.Document;
+  const text = readFileSync(new URL(`${name}.yaml`, OPENAPI_DIR), 'utf8');
+  return derived(`openapi-${name}`, hashOf(text), () => parseYaml(text) as OpenAPIV3_1.Document);
 }
 
 /** Follows a local `#/…` reference inside a document. */

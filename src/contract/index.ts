@@ -2,6 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { invalidParams } from '../errors/index.ts';
+import { hashOf } from '../cache/derived.ts';
 import { createAjv } from './ajv.ts';
 import { loadDocument } from './documents.ts';
 import type { DocumentName } from './documents.ts';
@@ -19,14 +20,18 @@ export { isPlainObject } from './submit.ts';
 export { loadDocument, derefSchema, resolvePointer } from './documents.ts';
 export { createAjv } from './ajv.ts';
 export { coerceNumbers } from './normalize.ts';
+export { parseYaml } from './yaml.ts';
 
 /**
  * The OpenAPI documents, loaded once at start-up and compiled into validators. Handlers ask the contract to
- * check what arrives; they never check shapes by hand.
+ * check what arrives; they never check shapes by hand. Validators are compiled on first use (Ajv caches them):
+ * compiling every schema of both documents would be most of a start's time.
  */
 export interface Contract {
   readonly documents: Record<DocumentName, OpenAPIV3_1.Document>;
   readonly taskModels: Map<string, TaskModelSpec>;
+  /** Changes whenever either document does: a key for data derived from them. */
+  readonly fingerprint: string;
   /** Query, header or path parameters of an operation: coerced, defaulted, or 422 invalid_params. */
   parameters(
     operationId: string,
@@ -59,21 +64,22 @@ export function createContract(): Contract {
     return validate;
   };
   // SubmitTaskRequest is a oneOf by model; the part every branch shares is checked first, then the model's input.
-  const envelope = schema('service', 'SubmitTaskCommon');
+  let envelope: ValidateFunction | undefined;
 
   return {
     documents,
     taskModels,
+    fingerprint: hashOf(JSON.stringify(documents)),
     parameters(operationId, location, raw, document = 'service') {
       const sets = parameterSets[document].get(operationId);
       if (!sets) throw new Error(`${document}.yaml has no operation ${operationId}`);
-      return checkParameters(sets[location], raw);
+      return checkParameters(sets()[location], raw);
     },
     body<T>(document: DocumentName, schemaName: string, value: unknown): T {
       const validate = schema(document, schemaName);
       if (!validate(value)) throw invalidParams(toDetails(validate.errors, ''));
       return value as T;
     },
-    submission: (body) => checkSubmission(documents.service, envelope, taskModels, body),
+    submission: (body) => checkSubmission(documents.service, (envelope ??= schema('service', 'SubmitTaskCommon')), taskModels, body),
   };
 }

@@ -21,36 +21,47 @@ export function compileParameters(
   docName: DocumentName,
   doc: OpenAPIV3_1.Document,
   ajv: Ajv2020,
-): Map<string, Partial<Record<Location, ParameterSet>>> {
-  const byOperation = new Map<string, Partial<Record<Location, ParameterSet>>>();
+): Map<string, () => Partial<Record<Location, ParameterSet>>> {
+  const byOperation = new Map<string, () => Partial<Record<Location, ParameterSet>>>();
   for (const pathItem of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(pathItem ?? {})) {
       if (typeof operation !== 'object' || operation === null || !('operationId' in operation)) continue;
       const op = operation as OpenAPIV3_1.OperationObject;
-      const params = (op.parameters ?? []).map((p) =>
-        '$ref' in p ? (resolvePointer(doc, p.$ref) as OpenAPIV3_1.ParameterObject) : p,
-      );
-      const sets: Partial<Record<Location, ParameterSet>> = {};
-      for (const location of ['query', 'header', 'path'] as const) {
-        const own = params.filter((p) => p.in === location);
-        if (own.length === 0) continue;
-        const key = (name: string): string => (location === 'header' ? name.toLowerCase() : name);
-        const properties = Object.fromEntries(own.map((p) => [key(p.name), derefSchema(doc, p.schema as JsonSchema)]));
-        const schema = {
-          type: 'object',
-          properties,
-          required: own.filter((p) => p.required).map((p) => key(p.name)),
-        };
-        sets[location] = {
-          properties,
-          validate: ajv.compile(anchorRefs({ ...schema, $id: `${docName}-${op.operationId}-${location}` }, docName)),
-          names: Object.fromEntries(own.map((p) => [key(p.name), p.name])),
-        };
-      }
-      byOperation.set(String(op.operationId), sets);
+      let compiled: Partial<Record<Location, ParameterSet>> | undefined;
+      byOperation.set(String(op.operationId), () => (compiled ??= compileOperation(docName, doc, ajv, op)));
     }
   }
   return byOperation;
+}
+
+/** One operation's parameter validators, by location. */
+function compileOperation(
+  docName: DocumentName,
+  doc: OpenAPIV3_1.Document,
+  ajv: Ajv2020,
+  op: OpenAPIV3_1.OperationObject,
+): Partial<Record<Location, ParameterSet>> {
+  const params = (op.parameters ?? []).map((p) =>
+    '$ref' in p ? (resolvePointer(doc, p.$ref) as OpenAPIV3_1.ParameterObject) : p,
+  );
+  const sets: Partial<Record<Location, ParameterSet>> = {};
+  for (const location of ['query', 'header', 'path'] as const) {
+    const own = params.filter((p) => p.in === location);
+    if (own.length === 0) continue;
+    const key = (name: string): string => (location === 'header' ? name.toLowerCase() : name);
+    const properties = Object.fromEntries(own.map((p) => [key(p.name), derefSchema(doc, p.schema as JsonSchema)]));
+    const schema = {
+      type: 'object',
+      properties,
+      required: own.filter((p) => p.required).map((p) => key(p.name)),
+    };
+    sets[location] = {
+      properties,
+      validate: ajv.compile(anchorRefs({ ...schema, $id: `${docName}-${op.operationId}-${location}` }, docName)),
+      names: Object.fromEntries(own.map((p) => [key(p.name), p.name])),
+    };
+  }
+  return sets;
 }
 
 /** Validates and coerces one location's parameters; throws 422 invalid_params naming each bad parameter. */

@@ -14,7 +14,7 @@ export interface TaskModelSpec {
   output: 'text' | 'video';
   maxProcessingSeconds: number;
   pricing: PriceRule;
-  validate: ValidateFunction;
+  readonly validate: ValidateFunction;
 }
 
 const SCHEMAS = '#/components/schemas/';
@@ -35,8 +35,7 @@ export function readTaskModels(doc: OpenAPIV3_1.Document, ajv: Ajv2020): Map<str
     if (!inputRef?.startsWith(SCHEMAS)) throw new Error(`${branchRef}: input must reference a component schema`);
     const schemaName = inputRef.slice(SCHEMAS.length);
     const schema = resolvePointer(doc, inputRef) as JsonSchema;
-    const validate = ajv.getSchema(`service.yaml${inputRef}`);
-    if (!validate) throw new Error(`cannot compile ${schemaName}`);
+    let validate: ValidateFunction | undefined;
     models.set(id, {
       id,
       schemaName,
@@ -45,7 +44,12 @@ export function readTaskModels(doc: OpenAPIV3_1.Document, ajv: Ajv2020): Map<str
       output: schema['x-output'] === 'text' ? 'text' : 'video',
       maxProcessingSeconds: Number(schema['x-max-processing-seconds']),
       pricing: schema['x-pricing'] as PriceRule,
-      validate,
+      // Compiled on the model's first submission, not at start-up.
+      get validate(): ValidateFunction {
+        validate ??= ajv.getSchema(`service.yaml${inputRef}`);
+        if (!validate) throw new Error(`cannot compile ${schemaName}`);
+        return validate;
+      },
     });
   }
   return models;

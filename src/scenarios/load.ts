@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { derived, hashOf } from '../cache/derived.ts';
+import { parseYaml } from '../contract/index.ts';
 import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { Scenario } from './types.ts';
@@ -39,7 +40,9 @@ export function loadScenarioFiles(contract: Contract, dir: string = SCENARIOS_DI
     const path = join(dir, name);
     let scenarios: Scenario[];
     try {
-      scenarios = checkScenarios(contract, parse(readFileSync(path, 'utf8')));
+      const text = readFileSync(path, 'utf8');
+      // A file checked once against the same document is not parsed and checked again at the next start.
+      scenarios = derived('scenarios', hashOf(text, contract.fingerprint), () => checkScenarios(contract, parseYaml(text)));
     } catch (err) {
       const details =
         err instanceof ApiError && err.details

@@ -1,0 +1,51 @@
+/**
+ * The help of the commands other than start, apart from their code: the CLI loads a command's modules only when
+ * that command runs (the conformance suite, say, has no place in an emulator's start-up).
+ */
+import { DEFAULT_BUDGET } from '../conformance/defaults.ts';
+import { DEFAULT_DB } from './start-options.ts';
+
+export const RECEIVE_HELP = `Usage: svc-emulator receive --secret whsec_... [options]
+
+A local callback receiver: verifies each callback with the Standard Webhooks library, de-duplicates by
+webhook-id and prints one line per request.
+
+  --secret S         the account's signing secret (whsec_...; env SVC_EMULATOR_WEBHOOK_SECRET)
+  --port P           port to listen on (default 4020; 0 picks a free one)
+  --host H           address to listen on (default 127.0.0.1)
+  --fail-first N     answer 500 to the first N attempts of every message, to watch retries
+  --delay-ms M       answer after M milliseconds (over 10000 the emulator counts a timeout)
+`;
+
+export const CONFORMANCE_HELP = `Usage: svc-emulator conformance --base-url URL --api-key KEY [options]
+
+Checks a deployment (the emulator or the real service) against the contract. Exit 0 when every selected check
+passed, 1 when one failed, 2 for a usage or configuration error.
+
+  --base-url URL          the deployment (scheme and host, no path)
+  --api-key KEY           a key of an account with some points
+  --second-api-key KEY    a key of another account (isolation checks)
+  --only GLOB             run only checks whose id matches (repeatable; * matches anything)
+  --skip GLOB             skip checks whose id matches (repeatable)
+  --budget POINTS         points the suite may spend (default ${DEFAULT_BUDGET}); checks over it are skipped
+  --junit FILE            write JUnit XML
+  --json FILE             write the results as JSON
+  --webhook-url URL       public address of the callback receiver (it must reach --webhook-listen)
+  --webhook-secret S      the account's whsec_ secret, to verify callbacks
+  --webhook-listen PORT   start the callback receiver on this local port
+  --admin-url URL         the emulator's control API: fast-forwards the clock, makes a second account
+  --admin-token T         its token
+  --text-model ID         the text model to call (default svc-text-lite)
+  --request-timeout MS    real time one request may take, its whole answer included (default 60000)
+`;
+
+export const STORE_HELP = `svc-emulator store: look after a store file
+
+Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]
+
+  check            SQLite's full integrity check and every balance against the ledger; exit 0 when sound, 1 when not
+  backup FILE      a consistent copy as of now (works while an emulator runs on the store)
+  restore FILE     replace the store with a backup, once the backup passes the check (refused while one runs)
+  export FILE      the store as a state document (start another emulator from it with --import FILE)
+
+  --db PATH        the store (default ${DEFAULT_DB})`;
