@@ -1,19 +1,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { DocumentName } from './documents.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
-interface CombinedMaxItems {
-  fields: string[];
-  max: number;
-}
-
 /**
  * One Ajv (draft 2020-12, with formats) holding the OpenAPI documents whole, so `#/components/...` references
- * inside them resolve. Non-schema OpenAPI keywords and most `x-` annotations are ignored (strict: false);
- * `x-combined-max-items` is a real keyword because "images + portraits at most 9" cannot be said in plain
- * JSON Schema.
+ * inside them resolve. Non-schema OpenAPI keywords and `x-` annotations are ignored (strict: false): every
+ * rule the validator applies is plain JSON Schema, as any other tool reads it.
  */
 export function createAjv(
   documents: Partial<Record<DocumentName, OpenAPIV3_1.Document>>,
@@ -24,27 +17,6 @@ export function createAjv(
   // would spend): Redocly lints them and test/unit/openapi-schemas.test.ts compiles every schema with checks on.
   const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true, useDefaults, validateSchema });
   addFormats.default(ajv);
-  ajv.addKeyword({
-    keyword: 'x-combined-max-items',
-    type: 'object',
-    schemaType: 'array',
-    errors: true,
-    validate: function combinedMaxItems(rules: CombinedMaxItems[], data: Record<string, unknown>) {
-      const errors: Partial<ErrorObject>[] = [];
-      for (const rule of rules) {
-        const count = rule.fields.reduce((n, f) => n + (Array.isArray(data[f]) ? (data[f] as unknown[]).length : 0), 0);
-        if (count > rule.max) {
-          errors.push({
-            keyword: 'x-combined-max-items',
-            message: `together with ${rule.fields.slice(1).join(', ')} must have at most ${rule.max} items (has ${count})`,
-            params: { field: rule.fields[0], fields: rule.fields, max: rule.max },
-          });
-        }
-      }
-      (combinedMaxItems as { errors?: Partial<ErrorObject>[] }).errors = errors;
-      return errors.length === 0;
-    },
-  });
   // Padded Base64 (OpenAPI's `byte`). ajv-formats checks it with a regular expression that repeats a group
   // per 4 characters, which overflows the stack on a 70 MB upload; this check is linear.
   ajv.addFormat('byte', { type: 'string', validate: isPaddedBase64 });

@@ -44,18 +44,15 @@ function toDetail(error: ErrorObject, prefix: string): ErrorDetail {
       return { field: base, message: ruleMessage ?? `must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}` };
     case 'not':
       return { field: base, message: ruleMessage ?? 'is not allowed' };
-    // A schema's x-message words the rule it states by these keywords (a blank string, a per-model maximum,
-    // padded Base64); a field's other limits keep the validator's wording.
+    // A schema's x-message words the rule it states by these keywords (a blank string, https only, a per-model
+    // maximum); a field's other limits keep the validator's wording.
     case 'pattern':
     case 'maximum':
-    case 'format':
       return { field: base, message: ruleMessage ?? error.message ?? 'is invalid' };
     case 'const':
       return { field: base, message: `must be ${JSON.stringify(params['allowedValue'])}` };
     case 'additionalProperties':
       return { field: child(base, String(params['additionalProperty'])), message: 'is not a known property' };
-    case 'x-combined-max-items':
-      return { field: child(base, String(params['field'])), message: error.message ?? 'has too many items' };
     default:
       // Ajv reports a bad metadata key on the error itself (errors under `propertyNames`).
       if (typeof error.propertyName === 'string') {

@@ -41,8 +41,11 @@ export interface Contract {
   ): Record<string, unknown>;
   /** A request body against a named component schema, or 422 invalid_params. */
   body<T>(document: DocumentName, schemaName: string, value: unknown): T;
-  /** A task submission: envelope, model, normalized input. */
-  submission(body: Record<string, unknown>): TaskSubmission;
+  /**
+   * A task submission: envelope, model, normalized input. `liftAddressPolicy` (`--allow-insecure-webhooks`)
+   * drops what the schemas marked `x-address-policy` say of addresses (https only), for local receivers.
+   */
+  submission(body: Record<string, unknown>, options?: { liftAddressPolicy?: boolean }): TaskSubmission;
 }
 
 export function createContract(): Contract {
@@ -80,6 +83,7 @@ export function createContract(): Contract {
       if (!validate(value)) throw invalidParams(toDetails(validate.errors, ''));
       return value as T;
     },
-    submission: (body) => checkSubmission(documents.service, (envelope ??= schema('service', 'SubmitTaskCommon')), taskModels, body),
+    submission: (body, options = {}) =>
+      checkSubmission(documents.service, (envelope ??= schema('service', 'SubmitTaskCommon')), taskModels, body, options.liftAddressPolicy ?? false),
   };
 }

@@ -21,7 +21,7 @@ export function tasksRoutes(deps: AppDeps): Router {
     const account = accountOf(res);
     // Only the Idempotency-Key is read here; the signing headers are the signing check's, for keys that sign.
     const headers = contract.parameters('submitTask', 'header', { 'idempotency-key': req.headers['idempotency-key'] });
-    const submission = contract.submission(requireObjectBody(req));
+    const submission = contract.submission(requireObjectBody(req), { liftAddressPolicy: deps.config.allowInsecureWebhooks });
     if (submission.webhook_url !== null) {
       // Names are resolved before anything is read or written for the task: the rest of submit is synchronous.
       const problem = await webhookAddressProblemResolved(submission.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);

@@ -74,10 +74,11 @@ it('accepts a name that resolves only to public addresses, and one that does not
 });
 
 it.each([
-  ['plain http', 'http://public.example.net/cb', 'must be an https address'],
-  ['not a URL', 'hooks', 'must match format "uri"'],
-])('refuses %s', async (_name, url, message) => {
-  expect((await refusal(url))?.details).toEqual([{ field: 'webhook_url', message }]);
+  ['plain http', 'http://public.example.net/cb', ['must be an https address']],
+  // All are true of it, and the document says each (WebhookUrl: format uri, https, a host).
+  ['not a URL', 'hooks', ['must be an https address', 'must be an absolute URL with a host', 'must match format "uri"']],
+])('refuses %s', async (_name, url, messages) => {
+  expect((await refusal(url))?.details).toEqual(messages.map((message) => ({ field: 'webhook_url', message })));
 });
 
 it('guards the account default address set through the control API the same way', async () => {
