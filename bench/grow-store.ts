@@ -24,6 +24,7 @@ import type { StoredTask } from '../src/tasks/index.ts';
 import { exportState, importState } from '../src/state/index.ts';
 import type { StateDocument } from '../src/state/index.ts';
 import { openStore } from '../src/store/index.ts';
+import { resolvePublic } from './servers.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -43,7 +44,7 @@ const CHUNK = 50_000;
 
 /** Samples: what a real emulator stores for a mix of work, as a state document. */
 async function samples(): Promise<StateDocument> {
-  const emulator = await createEmulator({ clock: 'manual', adminToken: 'grow', log: () => undefined });
+  const emulator = await createEmulator({ clock: 'manual', adminToken: 'grow', log: () => undefined, resolveHost: resolvePublic });
   try {
     const base = await emulator.listen(0);
     const auth = { Authorization: 'Bearer sk-emulator-demo', 'Content-Type': 'application/json' };

@@ -4,6 +4,7 @@
  * the emulator's, and prints one JSON line for bench/run.ts.
  */
 import { createEmulator } from '../src/index.ts';
+import { resolvePublic } from './servers.ts';
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 10_000);
 const CONCURRENCY = 32;
@@ -19,7 +20,7 @@ const sample = (): void => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 };
 
-const emulator = await createEmulator({ clock: 'manual', adminToken: 'bench', log: () => undefined });
+const emulator = await createEmulator({ clock: 'manual', adminToken: 'bench', log: () => undefined, resolveHost: resolvePublic });
 const base = await emulator.listen(0);
 const admin = { Authorization: 'Bearer bench', 'Content-Type': 'application/json' };
 const account = (await (

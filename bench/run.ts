@@ -1,30 +1,33 @@
 /**
- * `npm run bench`: start-up time to the first 200, and requests per second of GET /v1/tasks/{id} and
- * POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this machine); callbacks
- * past hanging receivers; store growth, the retention sweep of a grown store, and a soak; all in one run. Every
- * server runs in its own process so the load generator does not share its event loop.
+ * `npm run bench`: first issue 16's comparison (bench/compare.ts: the packed emulator beside Prism and bare
+ * Express 5, one table with the goals); then start-up time to the first 200, and requests per second of
+ * GET /v1/tasks/{id} and POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this
+ * machine); callbacks past hanging receivers; store growth, the retention sweep of a grown store, and a soak; all
+ * in one run. Every server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
+ *
+ * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, lifecycle, callbacks, growth, soak) runs only
+ * those sections.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { compare } from './compare.ts';
+import { printComparison } from './comparison-table.ts';
 import { growth, printGrowth } from './growth.ts';
+import { CONNECTIONS, load, SECONDS } from './load.ts';
+import type { LoadFigures } from './load.ts';
 import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
 import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
-const CONNECTIONS = 16;
-
-async function load(name: string, options: autocannon.Options): Promise<{ name: string; rps: number; p99: number }> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
-  const errors = result.errors + result.non2xx;
-  if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
-  return { name, rps: result.requests.average, p99: result.latency.p99 };
-}
+const SECTIONS = ['compare', 'http', 'lifecycle', 'callbacks', 'growth', 'soak'] as const;
+type Section = (typeof SECTIONS)[number];
+const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
+const runs = (section: Section): boolean => ONLY.length === 0 || ONLY.includes(section);
 
 const SUBMIT = JSON.stringify({
   model: 'social-notes-data',
@@ -37,7 +40,7 @@ async function benchEmulator(
   label: string,
   storeArgs: string[],
   withText = false,
-): Promise<{ startupMs: number; rows: Awaited<ReturnType<typeof load>>[]; streams?: StreamFigures }> {
+): Promise<{ startupMs: number; rows: LoadFigures[]; streams?: StreamFigures }> {
   const server = await startServer(emulatorCommand(storeArgs), '/_emulator/health');
   try {
     const key = await benchKey(server.base);
@@ -81,7 +84,9 @@ interface SoakFigures {
   samples: { minute: number; heapMb: number; rssMb: number; tasks: number; files: number; records: number; messages: number; jsonMb: number; storeMb: number }[];
 }
 
-async function main(): Promise<void> {
+const line = (name: string, value: string): string => `${name.padEnd(44)} ${value}`;
+
+async function http(): Promise<void> {
   const baseline = await startServer(['--import', 'tsx', BASELINE], '/');
   let baselineRow;
   try {
@@ -105,7 +110,6 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
 
-  const line = (name: string, value: string): string => `${name.padEnd(44)} ${value}`;
   console.log(`svc-emulator bench: node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
   console.log(line('start-up to first 200 (node:http baseline)', `${baseline.startupMs.toFixed(0)} ms`));
   console.log(line('start-up to first 200 (emulator, memory)', `${memory.startupMs.toFixed(0)} ms`));
@@ -122,7 +126,9 @@ async function main(): Promise<void> {
     console.log(line(`${streams.streams} concurrent streams of 500 tokens`, `total ${(streams.totalMs / 1000).toFixed(2)} s, ${streams.tokens} tokens`));
     console.log(line('  time to first byte', `p50 ${streams.ttfbP50Ms.toFixed(0)} ms, p99 ${streams.ttfbP99Ms.toFixed(0)} ms`));
   }
+}
 
+async function lifecycle(): Promise<void> {
   const run = await script<LifecycleFigures>('lifecycle.ts');
   if (run.unfinished !== 0) throw new Error(`${run.unfinished} tasks were not terminal after 2 virtual hours`);
   console.log('');
@@ -130,6 +136,9 @@ async function main(): Promise<void> {
   console.log(line(`${run.tasks} tasks: 2 virtual hours to terminal`, `${(run.driveMs / 1000).toFixed(1)} s (120 advances of 1 min)`));
   console.log(line(`${run.tasks} tasks: peak memory (RSS)`, `${run.peakRssMb.toFixed(0)} MB`));
 
+}
+
+async function callbacks(): Promise<void> {
   console.log('');
   console.log('1,000 callbacks due at once, 100 of them to 10 receivers that never answer (timeout 10 s), 900 to a healthy one:');
   const callbackRuns = [
@@ -144,10 +153,14 @@ async function main(): Promise<void> {
     const late = `${c.latenessP50Ms.toFixed(0)} / ${c.latenessP99Ms.toFixed(0)} / ${c.latenessMaxMs.toFixed(0)} ms`;
     console.log(line(`  ${label}`, `${advance.padStart(12)}   ${`${c.healthyDelivered}/${c.healthyExpected}`.padStart(17)}   ${late}`));
   }
+}
 
+async function growthSection(): Promise<void> {
   console.log('');
   printGrowth(await growth(), line);
+}
 
+async function soakSection(): Promise<void> {
   const soak = await script<SoakFigures>('soak.ts', { nodeFlags: ['--expose-gc'] });
   console.log('');
   console.log(
@@ -164,6 +177,18 @@ async function main(): Promise<void> {
       ),
     );
   }
+}
+
+async function main(): Promise<void> {
+  if (runs('compare')) {
+    printComparison(await compare());
+    console.log('');
+  }
+  if (runs('http')) await http();
+  if (runs('lifecycle')) await lifecycle();
+  if (runs('callbacks')) await callbacks();
+  if (runs('growth')) await growthSection();
+  if (runs('soak')) await soakSection();
 }
 
 await main();

@@ -1,0 +1,177 @@
+/**
+ * Issue 16's comparison, measured: the emulator as packed (a copy with `dist/` built, bench/packed.ts) beside
+ * Prism mocking openapi/service.yaml and a bare Express 5 hello-world (bench/baseline-server.ts). For each: start-up
+ * from spawn to the first 200 (median of STARTS), and GET /v1/tasks/{id} and POST /v1/tasks under the same load;
+ * for the emulator also the in-process start (bench/in-process.mjs) and 200 concurrent streams. Printed by
+ * bench/comparison-table.ts.
+ *
+ * The emulator keeps what it derives from its documents in a cache (src/cache/derived.ts); here it is a fresh
+ * folder per series, so each series' first start is the one a new install pays and the median is a warm start.
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load } from './load.ts';
+import type { LoadFigures } from './load.ts';
+import { buildPackedCopy } from './packed.ts';
+import { benchKey, emulatorCommand, freePort, json, script, startServer, stopServer } from './servers.ts';
+import type { Server } from './servers.ts';
+import { concurrentStreams } from './text-streams.ts';
+import type { StreamFigures } from './text-streams.ts';
+
+const STARTS = Number(process.env['BENCH_STARTS'] ?? 5);
+const WARMUP_SECONDS = 1;
+const file = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+const OPENAPI = file('../openapi/service.yaml');
+const BASELINE = file('./baseline-server.ts');
+const PRISM_CLI = file('../node_modules/@stoplight/prism-cli/dist/index.js');
+const PRISM_VERSION = String((JSON.parse(readFileSync(file('../node_modules/@stoplight/prism-cli/package.json'), 'utf8')) as { version: unknown }).version);
+const SRC_INDEX = file('../src/index.ts');
+
+/** A task id Prism's answer does not depend on; the emulator's is made by a submit before the load. */
+const ANY_TASK = 'T261123090000ABCDEF';
+const SUBMIT = JSON.stringify({ model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true } });
+
+export interface InProcessFigures {
+  bootMs: number;
+  importMs: number;
+  createMs: number;
+  firstOkMs: number;
+}
+
+export interface Startups {
+  /** Median of STARTS, spawn to the first 200. */
+  medianMs: number;
+  /** The first of them: for the emulator, with an empty cache. */
+  firstMs: number;
+}
+
+export interface ServerFigures {
+  startup: Startups;
+  get: LoadFigures;
+  post: LoadFigures;
+}
+
+export interface Comparison {
+  /** The machine's 1-minute load average when the comparison began and ended: other work skews every figure. */
+  loadAverage: { before: number; after: number };
+  starts: number;
+  warmupSeconds: number;
+  prismVersion: string;
+  buildMs: number;
+  buildWarning: string | null;
+  emulator: ServerFigures & { streams: StreamFigures };
+  prism: ServerFigures;
+  express: ServerFigures;
+  /** STARTS fresh processes each, the packed dist/index.js and src/index.ts through tsx: medians, and the first. */
+  inProcess: { dist: InProcessFigures; distFirst: InProcessFigures; src: InProcessFigures };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+};
+
+/** Starts and stops a server STARTS times, one at a time. */
+async function startups(start: () => Promise<Server>): Promise<Startups> {
+  const times: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const server = await start();
+    times.push(server.startupMs);
+    await stopServer(server);
+  }
+  return { medianMs: median(times), firstMs: times[0] ?? NaN };
+}
+
+async function inProcess(args: { index: string; tsx: boolean; cacheDir: string }): Promise<{ median: InProcessFigures; first: InProcessFigures }> {
+  const runs: InProcessFigures[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    runs.push(await script<InProcessFigures>('in-process.mjs', { args: [args.index], tsx: args.tsx, env: { SVC_EMULATOR_CACHE_DIR: args.cacheDir } }));
+  }
+  const pick = (key: keyof InProcessFigures): number => median(runs.map((r) => r[key]));
+  const first = runs[0];
+  if (!first) throw new Error('BENCH_STARTS must be at least 1');
+  return { median: { bootMs: pick('bootMs'), importMs: pick('importMs'), createMs: pick('createMs'), firstOkMs: pick('firstOkMs') }, first };
+}
+
+/** GET then POST under the same load, after a warm-up of each; failures are counted, not thrown. */
+async function getAndPost(label: string, base: string, taskId: string, headers: Record<string, string>): Promise<Pick<ServerFigures, 'get' | 'post'>> {
+  const options = { warmupSeconds: WARMUP_SECONDS, strict: false };
+  const get = await load(`${label}: GET /v1/tasks/{id}`, { url: `${base}/v1/tasks/${taskId}`, headers }, options);
+  const post = await load(`${label}: POST /v1/tasks`, { url: `${base}/v1/tasks`, method: 'POST', headers, body: SUBMIT }, options);
+  return { get, post };
+}
+
+async function measureEmulator(bin: string, cacheDir: string): Promise<Comparison['emulator']> {
+  const env = { SVC_EMULATOR_CACHE_DIR: cacheDir };
+  // Start-up as a user starts the packed CLI (warn: without the log line of the health request); the load runs
+  // quiet too (one log line per request otherwise).
+  const startup = await startups(() => startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env }));
+  const server = await startServer(emulatorCommand(['--memory'], bin), '/_emulator/health', { env });
+  try {
+    const key = await benchKey(server.base);
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body: SUBMIT });
+    const loaded = await getAndPost('emulator', server.base, String(task['id']), headers);
+    return { startup, ...loaded, streams: await concurrentStreams(server.base, key) };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+async function measurePrism(): Promise<ServerFigures> {
+  // Prism wants the bearer header the document's security asks for (401 without) and answers the examples.
+  const headers = { Authorization: 'Bearer sk-bench', 'Content-Type': 'application/json' };
+  const start = async (): Promise<Server> => {
+    const port = await freePort();
+    // Quiet, as the emulator is under load: at its default level Prism writes several lines per request.
+    const command = [PRISM_CLI, 'mock', '-p', String(port), '-h', '127.0.0.1', '-v', 'silent', OPENAPI];
+    return startServer(command, `/v1/tasks/${ANY_TASK}`, { base: `http://127.0.0.1:${port}`, headers });
+  };
+  const startup = await startups(start);
+  const server = await start();
+  try {
+    return { startup, ...(await getAndPost('Prism', server.base, ANY_TASK, headers)) };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+async function measureExpress(): Promise<ServerFigures> {
+  const start = (): Promise<Server> => startServer(['--import', 'tsx', BASELINE, 'express'], `/v1/tasks/${ANY_TASK}`);
+  const startup = await startups(start);
+  const server = await start();
+  try {
+    return { startup, ...(await getAndPost('Express', server.base, ANY_TASK, { 'Content-Type': 'application/json' })) };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+export async function compare(): Promise<Comparison> {
+  const before = loadavg()[0] ?? NaN;
+  const packed = await buildPackedCopy();
+  try {
+    const emulator = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'));
+    const dist = await inProcess({ index: packed.index, tsx: false, cacheDir: join(packed.scratch, 'cache-dist') });
+    const src = await inProcess({ index: SRC_INDEX, tsx: true, cacheDir: join(packed.scratch, 'cache-src') });
+    const prism = await measurePrism();
+    const express = await measureExpress();
+    return {
+      loadAverage: { before, after: loadavg()[0] ?? NaN },
+      starts: STARTS,
+      warmupSeconds: WARMUP_SECONDS,
+      prismVersion: PRISM_VERSION,
+      buildMs: packed.buildMs,
+      buildWarning: packed.buildWarning,
+      emulator,
+      prism,
+      express,
+      inProcess: { dist: dist.median, distFirst: dist.first, src: src.median },
+    };
+  } finally {
+    await packed.remove();
+  }
+}
