@@ -24,7 +24,10 @@ export interface CallsRepo {
 export function callsRepo(store: Store): CallsRepo {
   const { driver } = store;
   return {
-    get: (requestId) => body<CallRecord>(driver.prepare('SELECT body FROM calls WHERE request_id = ?').get(requestId)),
+    get(requestId) {
+      store.flushLater();
+      return body<CallRecord>(driver.prepare('SELECT body FROM calls WHERE request_id = ?').get(requestId));
+    },
     put: (record, atMs) =>
       void driver
         .prepare(
@@ -33,6 +36,7 @@ export function callsRepo(store: Store): CallsRepo {
         )
         .run(record.request_id, atMs, record.account_id, record.key, JSON.stringify(record)),
     page(filter, limit, offset) {
+      store.flushLater();
       // Account and key are columns with an index; the rest filter the record's JSON on the way down the newest.
       const { sql, params } = whereOf([
         ['account_id', filter.account],

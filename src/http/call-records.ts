@@ -26,7 +26,10 @@ export function callRecords(deps: Deps): RequestHandler {
       if (written || deps.db.store.closed || deps.db.store.epoch !== epoch) return;
       written = true;
       const record = recordOf(deps, req, res, atMs, startedWall, res.statusCode);
-      deps.db.store.transaction(() => deps.db.calls.put(record, atMs));
+      // Batched with the other answers of this turn: one commit per record would cost a read more than the read.
+      deps.db.store.later(() => {
+        if (deps.db.store.epoch === epoch) deps.db.calls.put(record, atMs);
+      });
     };
     // 'finish' when the answer is handed over (before the client reads it), 'close' when the client went first.
     res.once('finish', write);

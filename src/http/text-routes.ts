@@ -101,7 +101,11 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
     closed = !res.writableFinished;
   });
   res.writeHead(200, STREAM_HEADERS);
+  // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing.
   res.flushHeaders();
+  // Events written between two yields go out in one write: a socket write costs more than the event, and 200
+  // streams writing each token alone keep new calls waiting for their first byte.
+  res.cork();
   let sent = 0;
   let chunks = 0;
   let sequence = 0;
@@ -115,21 +119,31 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
         }
         callDetailsOf(res).error_code = error.code;
         settle(deps, res, call, sent, 'refund', false);
+        res.uncork();
         res.end();
         return;
       }
       const delay = chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms;
       // Without latency, yield now and then so concurrent streams interleave, without a write per turn.
-      if (delay > 0 || chunks % 32 === 0) await deps.clock.wait(delay);
+      if (delay > 0 || chunks % 32 === 0) {
+        res.uncork();
+        await deps.clock.wait(delay);
+        res.cork();
+      }
     }
     if (closed) break;
     const flushed = res.write(encodeEvent(event));
     sent += delivers;
     if (delivers > 0) chunks += 1;
     sequence += 1;
-    if (!flushed) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!flushed) {
+      res.uncork();
+      await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+      res.cork();
+    }
     if (closed) break;
   }
+  res.uncork();
   if (closed) {
     // The client went away: settled on the tokens already sent.
     settle(deps, res, call, sent, sent, true);

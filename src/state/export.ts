@@ -8,6 +8,7 @@ import type { StateDocument } from './document.ts';
 /** Reads every record of the store into a state document (oldest first in each section). */
 export function exportState(db: Db, nowMs: number | null): StateDocument {
   const { driver } = db.store;
+  db.store.flushLater();
   const all = <T>(sql: string): T[] => bodies<T>(driver.prepare(sql).all());
   const idempotency = driver
     .prepare('SELECT account_id, key, task_id, model, input FROM idempotency ORDER BY account_id, key')

@@ -18,6 +18,14 @@ export interface Store {
   transaction<T>(fn: () => T): T;
   /** Runs `effect` after the outermost transaction commits (at once outside one); dropped on a rollback. */
   afterCommit(effect: () => void): void;
+  /**
+   * Runs `job` soon, in one transaction with the other jobs due then (on the next turn of the event loop): for
+   * writes nothing waits on, like the final record of a read, whose own commit would cost more than the read.
+   * Due jobs run before any other transaction starts, before `flushLater()` returns and before the store closes.
+   */
+  later(job: () => void): void;
+  /** Runs the due `later` jobs now; readers of what they write call it first. */
+  flushLater(): void;
   readonly inTransaction: boolean;
   readonly closed: boolean;
   /** The store was too large to check when it opened: run `checkStoreInBackground` on it. */
@@ -53,6 +61,8 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
   const stamps: (() => void)[] = [];
   let closed = false;
   let epoch = 0;
+  const due: (() => void)[] = [];
+  let flushScheduled = false;
 
   const metaGet = driver.prepare('SELECT value FROM meta WHERE name = ?');
   const metaSet = driver.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
@@ -80,6 +90,8 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
     },
     transaction<T>(fn: () => T): T {
       if (closed) throw new Error('the store is closed');
+      // Jobs queued with `later` happened first: they commit first, on their own (a rollback here keeps them).
+      if (levels.length === 0 && due.length > 0) store.flushLater();
       const depth = levels.length;
       driver.exec(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT s${depth}`);
       levels.push([]);
@@ -102,6 +114,29 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
       driver.exec('COMMIT');
       runEffects(effects);
       return result;
+    },
+    later(job) {
+      due.push(job);
+      if (flushScheduled) return;
+      flushScheduled = true;
+      setImmediate(() => {
+        flushScheduled = false;
+        if (!closed) store.flushLater();
+      });
+    },
+    flushLater() {
+      if (due.length === 0 || levels.length > 0) return;
+      const jobs = due.splice(0);
+      store.transaction(() => {
+        for (const job of jobs) {
+          // A job is one statement, all or nothing on its own; its failure must not undo the others' writes.
+          try {
+            job();
+          } catch (err) {
+            options.onEffectError(err);
+          }
+        }
+      });
     },
     afterCommit(effect) {
       const current = levels[levels.length - 1];
@@ -127,6 +162,7 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
     },
     close() {
       if (!closed) {
+        store.flushLater();
         closed = true;
         driver.close();
       }

@@ -214,3 +214,45 @@ it('says what is wrong with a damaged store (store check exits 1)', async () => 
   expect(check.code).toBe(1);
   expect(check.output).toContain('account acct_a: charged is 1.000, its ledger says 0.000');
 });
+
+it('writes later jobs in one transaction on the next turn, before any other transaction, before a read that asks, and before closing', async () => {
+  const failures: unknown[] = [];
+  const store = openStore({ onEffectError: (err) => failures.push(err) });
+  const { driver } = store;
+  driver.exec('CREATE TABLE IF NOT EXISTS later_test (n INTEGER)');
+  const count = (): number => Number(driver.prepare('SELECT count(*) FROM later_test').get()?.[0]);
+  const insert = (n: number) => () => void driver.prepare('INSERT INTO later_test (n) VALUES (?)').run(n);
+
+  store.later(insert(1));
+  store.later(insert(2));
+  expect(count()).toBe(0);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(count()).toBe(2);
+
+  // Another transaction commits what was due first, even when it rolls back itself.
+  store.later(insert(3));
+  expect(() =>
+    store.transaction(() => {
+      insert(4)();
+      throw new Error('rolled back');
+    }),
+  ).toThrow('rolled back');
+  expect(count()).toBe(3);
+
+  // A failing job leaves the others' writes.
+  store.later(() => {
+    throw new Error('one job fails');
+  });
+  store.later(insert(5));
+  store.flushLater();
+  expect(count()).toBe(4);
+  expect(failures).toEqual([new Error('one job fails')]);
+
+  let ranBeforeClose = false;
+  store.later(() => {
+    insert(6)();
+    ranBeforeClose = count() === 5;
+  });
+  await store.close();
+  expect(ranBeforeClose).toBe(true);
+});
