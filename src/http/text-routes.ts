@@ -103,10 +103,19 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   res.writeHead(200, STREAM_HEADERS);
   // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing.
   res.flushHeaders();
-  // Events written between two yields go out in one write: a socket write costs more than the event, and 200
-  // streams writing each token alone keep new calls waiting for their first byte.
-  res.cork();
+  // Events between two yields go out as one write: a socket write costs more than an event, and 200 streams
+  // writing token by token keep new calls waiting for their first byte.
+  let batch = '';
+  let batchTokens = 0;
   let sent = 0;
+  const flush = async (): Promise<void> => {
+    if (batch === '') return;
+    const flushed = res.write(batch);
+    sent += batchTokens;
+    batch = '';
+    batchTokens = 0;
+    if (!flushed) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  };
   let chunks = 0;
   let sequence = 0;
   for (const event of format.events(call.view)) {
@@ -115,35 +124,29 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
       if (behaviour.error_after_chunks !== undefined && chunks >= behaviour.error_after_chunks) {
         const error = new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
         for (const e of format.errorEvents(errorBody(format.name === 'messages' ? 'messages' : 'openai', error, requestIdOf(res)), sequence)) {
-          res.write(encodeEvent(e));
+          batch += encodeEvent(e);
         }
+        await flush();
         callDetailsOf(res).error_code = error.code;
         settle(deps, res, call, sent, 'refund', false);
-        res.uncork();
         res.end();
         return;
       }
       const delay = chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms;
       // Without latency, yield now and then so concurrent streams interleave, without a write per turn.
       if (delay > 0 || chunks % 32 === 0) {
-        res.uncork();
+        await flush();
+        if (closed) break;
         await deps.clock.wait(delay);
-        res.cork();
       }
     }
     if (closed) break;
-    const flushed = res.write(encodeEvent(event));
-    sent += delivers;
+    batch += encodeEvent(event);
+    batchTokens += delivers;
     if (delivers > 0) chunks += 1;
     sequence += 1;
-    if (!flushed) {
-      res.uncork();
-      await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-      res.cork();
-    }
-    if (closed) break;
   }
-  res.uncork();
+  if (!closed) await flush();
   if (closed) {
     // The client went away: settled on the tokens already sent.
     settle(deps, res, call, sent, sent, true);

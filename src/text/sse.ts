@@ -12,9 +12,13 @@ export interface SseEvent {
  */
 export function encodeEvent(event: SseEvent): string {
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
-  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`);
-  return `${event.event ? `event: ${event.event}\n` : ''}${lines.join('\n')}\n\n`;
+  // JSON has its line breaks escaped: only a text payload with a raw one needs splitting (most events are JSON).
+  const body = LINE_BREAK.test(data) ? data.split(LINE_BREAKS).join('\ndata: ') : data;
+  return event.event ? `event: ${event.event}\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }
+
+const LINE_BREAK = /[\r\n]/;
+const LINE_BREAKS = /\r\n|\r|\n/;
 
 /**
  * @see reference "Streaming": reverse proxies must not buffer.
