@@ -10,11 +10,14 @@ export default defineConfig({
     },
   },
   test: {
-    // The fuzz suite (test/fuzz, about 11,000 cases) is part of every run; `npm run fuzz` runs it alone.
+    // The fuzz suites (test/fuzz: about 11,000 bad-input cases in five parts, and the schema-valid fuzzer) are
+    // part of every run; `npm run fuzz` runs them alone.
     include: ['test/**/*.test.ts', 'test/fuzz/**/*.fuzz.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     // Tests run on the manual clock and never sleep; a long test is a bug, not a slow machine.
     testTimeout: 20_000,
+    // One random seed per run for every part of the bad-input fuzz suite (FUZZ_SEED overrides it).
+    globalSetup: ['test/fuzz/seed-setup.ts'],
     reporters: ['default'],
   },
 });
