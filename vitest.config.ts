@@ -16,6 +16,9 @@ export default defineConfig({
     environment: 'node',
     // Tests run on the manual clock and never sleep; a long test is a bug, not a slow machine.
     testTimeout: 20_000,
+    // Most tests wait on sockets and child processes, not the CPU: three files at a time finish the suite in
+    // about 3 minutes on 2 cores (vitest's default, cores - 1, runs one file at a time here: 6.5 minutes).
+    maxWorkers: 3,
     // One random seed per run for every part of the bad-input fuzz suite (FUZZ_SEED overrides it).
     globalSetup: ['test/fuzz/seed-setup.ts'],
     reporters: ['default'],
