@@ -52,9 +52,12 @@ export function createContract(): Contract {
   const documents = { service: loadDocument('service'), admin: loadDocument('admin') };
   // Task inputs get their defaults from normalization (only where a field applies), so the service document's
   // validators must not add any; the control API's bodies (scenarios) take their defaults from the document.
-  const ajvs: Record<DocumentName, Ajv2020> = {
-    service: createAjv({ service: documents.service }),
-    admin: createAjv({ admin: documents.admin }, true),
+  let serviceAjv: Ajv2020 | undefined;
+  let adminAjv: Ajv2020 | undefined;
+  // Built on first use (see createAjv): a start compiles and loads no validator.
+  const ajvs: Record<DocumentName, () => Ajv2020> = {
+    service: () => (serviceAjv ??= createAjv({ service: documents.service })),
+    admin: () => (adminAjv ??= createAjv({ admin: documents.admin }, true)),
   };
   const taskModels = readTaskModels(documents.service, ajvs.service);
   const parameterSets = {
@@ -62,7 +65,7 @@ export function createContract(): Contract {
     admin: compileParameters('admin', documents.admin, ajvs.admin),
   };
   const schema = (document: DocumentName, name: string): ValidateFunction => {
-    const validate = ajvs[document].getSchema(`${document}.yaml#/components/schemas/${name}`);
+    const validate = ajvs[document]().getSchema(`${document}.yaml#/components/schemas/${name}`);
     if (!validate) throw new Error(`${document}.yaml has no schema ${name}`);
     return validate;
   };

@@ -20,7 +20,7 @@ interface ParameterSet {
 export function compileParameters(
   docName: DocumentName,
   doc: OpenAPIV3_1.Document,
-  ajv: Ajv2020,
+  ajv: () => Ajv2020,
 ): Map<string, () => Partial<Record<Location, ParameterSet>>> {
   const byOperation = new Map<string, () => Partial<Record<Location, ParameterSet>>>();
   for (const pathItem of Object.values(doc.paths ?? {})) {
@@ -38,7 +38,7 @@ export function compileParameters(
 function compileOperation(
   docName: DocumentName,
   doc: OpenAPIV3_1.Document,
-  ajv: Ajv2020,
+  ajv: () => Ajv2020,
   op: OpenAPIV3_1.OperationObject,
 ): Partial<Record<Location, ParameterSet>> {
   const params = (op.parameters ?? []).map((p) =>
@@ -57,7 +57,7 @@ function compileOperation(
     };
     sets[location] = {
       properties,
-      validate: ajv.compile(anchorRefs({ ...schema, $id: `${docName}-${op.operationId}-${location}` }, docName)),
+      validate: ajv().compile(anchorRefs({ ...schema, $id: `${docName}-${op.operationId}-${location}` }, docName)),
       names: Object.fromEntries(own.map((p) => [key(p.name), p.name])),
     };
   }

@@ -24,7 +24,7 @@ const SCHEMAS = '#/components/schemas/';
  * to its branch, and the branch's `input` names the model's input schema, which carries the price rule and
  * limits in `x-` notes.
  */
-export function readTaskModels(doc: OpenAPIV3_1.Document, ajv: Ajv2020): Map<string, TaskModelSpec> {
+export function readTaskModels(doc: OpenAPIV3_1.Document, ajv: () => Ajv2020): Map<string, TaskModelSpec> {
   const submit = resolvePointer(doc, `${SCHEMAS}SubmitTaskRequest`) as { discriminator?: { mapping?: Record<string, string> } };
   const mapping = submit.discriminator?.mapping ?? {};
   const models = new Map<string, TaskModelSpec>();
@@ -46,7 +46,7 @@ export function readTaskModels(doc: OpenAPIV3_1.Document, ajv: Ajv2020): Map<str
       pricing: schema['x-pricing'] as PriceRule,
       // Compiled on the model's first submission, not at start-up.
       get validate(): ValidateFunction {
-        validate ??= ajv.getSchema(`service.yaml${inputRef}`);
+        validate ??= ajv().getSchema(`service.yaml${inputRef}`);
         if (!validate) throw new Error(`cannot compile ${schemaName}`);
         return validate;
       },
