@@ -11,8 +11,9 @@ import type { StartOptions } from './start-options.ts';
  * number.
  */
 export async function start(options: StartOptions): Promise<void> {
-  // Log times come from the emulator's clock (its wall time), which exists once the emulator does.
-  let wallNow = (): number => 0;
+  // Log times come from the emulator's clock (its wall time) once it exists; lines before that (an imported
+  // journal, say) are stamped with the machine's time rather than 00:00:00.000.
+  let wallNow = (): number => Date.now();
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
   // From the start: a signal while the emulator is still being built would otherwise kill the process.
   const closeOnSignal = onSignals(options.shutdownGraceMs ?? 10_000);
@@ -20,7 +21,18 @@ export async function start(options: StartOptions): Promise<void> {
   wallNow = () => emulator.clock.wallNow();
   // Before listening: whoever sees the address may signal at once.
   if (closeOnSignal(emulator)) return;
-  const url = await emulator.listen(options.port, options.host);
+  let url: string;
+  try {
+    url = await emulator.listen(options.port, options.host);
+  } catch (err) {
+    // A port in use (or one the user may not bind) is a start-up failure like any other: one line, exit 2.
+    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 4010}`;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = LISTEN_ERRORS[code ?? ''] ?? (err as Error).message;
+    console.error(`svc-emulator: cannot listen on ${where}: ${why}`);
+    await emulator.close();
+    process.exit(2);
+  }
   const demo = emulator.db.keys.ofAccount('acct_demo');
   const account = emulator.db.accounts.get('acct_demo');
   const lines = [
@@ -29,10 +41,23 @@ export async function start(options: StartOptions): Promise<void> {
     `  clock        ${emulator.clock.mode}${emulator.clock.speed !== 1 ? ` ×${emulator.clock.speed}` : ''}`,
     ...(account ? [`  demo account ${account.id} (${account.available} points available)`] : []),
     ...demo.map((k) => `  demo key     ${k.key}`),
-    `  admin token  ${emulator.adminToken}`,
+    ...(account ? [`  webhooks     signed with ${account.webhook_secret} (the demo account's secret)`] : []),
+    `  dashboard    ${url}/_emulator/ui`,
+    // A token the user chose is theirs to know (and sits in their environment or config): shown masked.
+    `  admin token  ${options.adminToken === undefined ? emulator.adminToken : masked(emulator.adminToken)}`,
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,
   ];
   console.log(lines.join('\n'));
+}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the address is in use (another process listens there; choose another with --port)',
+  EACCES: 'not allowed to listen there (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no such address on this machine (see --host)',
+};
+
+function masked(token: string): string {
+  return token.length <= 8 ? '(as given)' : `${token.slice(0, 4)}…${token.slice(-2)} (as given)`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -45,7 +47,12 @@ it('starts, prints the address, demo account, demo key and admin token, serves, 
     expect(base).toBeDefined();
     expect(out).toContain('acct_demo');
     expect(out).toContain('sk-emulator-demo');
-    expect(out).toContain('cli-admin');
+    // A token the user chose is shown masked (it would otherwise sit in logs); the dashboard and the demo
+    // account's callback secret are what a QA person needs next.
+    expect(out).not.toContain('cli-admin');
+    expect(out).toMatch(/admin token\s+cli-…in \(as given\)/);
+    expect(out).toContain(`dashboard    ${base}/_emulator/ui`);
+    expect(out).toMatch(/webhooks\s+signed with whsec_[A-Za-z0-9+/=]+/);
     const health = await fetch(`${base}/_emulator/health`);
     expect(health.status).toBe(200);
     const tasks = await fetch(`${base}/v1/tasks`, { headers: { Authorization: 'Bearer sk-emulator-demo' } });
@@ -57,6 +64,21 @@ it('starts, prints the address, demo account, demo key and admin token, serves, 
     expect(await exitOf(child)).toBe(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('says in one line that the port is in use, and exits 2', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  try {
+    const child = run(['start', '--port', String(port), '--memory']);
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(err.trim().split('\n')).toEqual([`svc-emulator: cannot listen on 127.0.0.1:${port}: the address is in use (another process listens there; choose another with --port)`]);
+  } finally {
+    blocker.close();
   }
 });
 
