@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { machineNow } from '../clock/index.ts';
 import { createEmulator } from '../emulator.ts';
 import type { Emulator } from '../emulator.ts';
 import { createLogger } from '../log/index.ts';
@@ -13,7 +14,7 @@ import type { StartOptions } from './start-options.ts';
 export async function start(options: StartOptions): Promise<void> {
   // Log times come from the emulator's clock (its wall time) once it exists; lines before that (an imported
   // journal, say) are stamped with the machine's time rather than 00:00:00.000.
-  let wallNow = (): number => Date.now();
+  let wallNow = machineNow;
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
   // From the start: a signal while the emulator is still being built would otherwise kill the process.
   const closeOnSignal = onSignals(options.shutdownGraceMs ?? 10_000);

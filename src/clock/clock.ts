@@ -195,7 +195,7 @@ export function createClock(options: ClockOptions): Clock {
       runDueNow(outer ?? new Set());
       if (!outer) await inFlight.settled();
     },
-    wallNow: () => Date.now(),
+    wallNow: machineNow,
     // Even no latency yields to the event loop, so concurrent streams interleave instead of queuing.
     wait: (ms) => new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve))),
     async advance(ms) {
@@ -222,3 +222,6 @@ export function createClock(options: ClockOptions): Clock {
     },
   };
 }
+
+/** The machine's time, for whatever is stamped before a clock exists (the CLI's first log lines). */
+export const machineNow = (): number => Date.now();
