@@ -40,7 +40,8 @@ class ApiFailure extends Error {
 }
 
 async function api(method, path, body) {
-  const headers = { Authorization: `Bearer ${state.token}` };
+  // The header marks the dashboard's own calls: its polling reads are logged at debug, not info.
+  const headers = { Authorization: `Bearer ${state.token}`, 'X-Emulator-Client': 'dashboard' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, {
     method,
