@@ -1,13 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it, onTestFailed } from 'vitest';
-import { startReceiver } from '../support/receiver.ts';
-import type { Receiver } from '../support/receiver.ts';
+import { expect, it, onTestFailed } from 'vitest';
 import { stateOnDisk } from '../support/state.ts';
 import { newAcknowledged, prng } from './acknowledged.ts';
-import { adminOf, clientOf, expectStatus, killAll, openAccounts, printed, startOn } from './emulator-process.ts';
+import { adminOf, clientOf, expectStatus, crashWorkspace, openAccounts, startOn } from './emulator-process.ts';
 import type { CliEmulator } from './emulator-process.ts';
 import { checkLedger } from './invariants.ts';
 import { runLoad } from './load.ts';
@@ -33,30 +28,13 @@ const ROUNDS = 3;
 /** Submissions, cancels and clock advances: the requests that move tasks. */
 const OPS: readonly Op[] = ['submit', 'submit', 'submit', 'cancel', 'advance', 'advance'];
 
-let dir: string;
-let db: string;
-let receiver: Receiver;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-dirty-'));
-  db = join(dir, 'store.db');
-  receiver = await startReceiver();
-});
-afterEach(async ({ task }) => {
-  killAll();
-  await receiver.close();
-  if (task.result?.state === 'fail' || process.env['CRASH_KEEP']) {
-    await writeFile(join(dir, 'processes.log'), printed().map((out, i) => `--- process ${i + 1}\n${out}`).join('\n'));
-    console.error(`dirty-read: store files kept in ${dir}`);
-  } else {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+const ws = crashWorkspace('dirty-read');
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** No task seen is behind in the store the kill left; no result file served is missing from it. */
 function checkOnDisk(seen: Seen): void {
-  const data = stateOnDisk(db);
+  const data = stateOnDisk(ws.db);
   const tasks = new Map(data.tasks.map((stored) => [stored.task.id, stored.task as unknown as TaskView]));
   for (const [id, before] of seen.tasks) {
     const stored = tasks.get(id);
@@ -87,9 +65,9 @@ async function checkRestarted(cli: CliEmulator, seen: Seen): Promise<void> {
 it(`shows no task after a kill -9 behind what a read showed before it (${ROUNDS} rounds, seed ${SEED})`, { timeout: 40_000 }, async () => {
   onTestFailed(() => console.error(`dirty-read: run again with CRASH_SEED=${SEED}`));
   const rng = prng(SEED);
-  let cli = await startOn(db);
+  let cli = await startOn(ws.db);
   const admin = adminOf(cli);
-  const accounts = await openAccounts(cli, 2, receiver.url);
+  const accounts = await openAccounts(cli, 2, ws.receiver.url);
   const now = Date.parse(expectStatus<{ now: string }>(await admin.get('/_emulator/clock'), 200, 'clock').now);
   const acked = newAcknowledged(accounts, now);
   const seen = newSeen();
@@ -106,11 +84,11 @@ it(`shows no task after a kill -9 behind what a read showed before it (${ROUNDS}
     };
     const load = await runLoad({ cli, acked, round, seed: rng.int(2 ** 31), clients: 3, ops: OPS, until: () => Promise.race([kill(), polling.failed]) });
     await polling.stop();
-    const stage = walStage(db);
-    seeCallbacks(seen, receiver.received, new Map([...acked.tasks.values()].map((t) => [t.id, t.key])));
+    const stage = walStage(ws.db);
+    seeCallbacks(seen, ws.receiver.received, new Map([...acked.tasks.values()].map((t) => [t.id, t.key])));
 
     checkOnDisk(seen);
-    cli = await startOn(db);
+    cli = await startOn(ws.db);
     await checkRestarted(cli, seen);
     for (const account of accounts) await checkLedger(adminOf(cli), account, acked);
 
@@ -118,7 +96,7 @@ it(`shows no task after a kill -9 behind what a read showed before it (${ROUNDS}
     console.log(
       `round ${round}: killed after ${killAfterMs} ms${ahead ? ', as a read showed a task further on' : ''}, ${stage}; answered ${JSON.stringify(load.answered)}, cut ${load.cut}; ` +
         `${seen.gets} reads so far had shown ${seen.tasks.size} tasks (${ended} ended) and served ${seen.files.size} result files, ` +
-        `${receiver.received.length} callbacks received: none behind after the restart`,
+        `${ws.receiver.received.length} callbacks received: none behind after the restart`,
     );
   }
 });

@@ -1,7 +1,13 @@
-import { expect } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { TestAccount } from './acknowledged.ts';
 import { ADMIN, startCli } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
+import { killAll } from '../support/cli.ts';
+import { startReceiver } from '../support/receiver.ts';
+import type { Receiver } from '../support/receiver.ts';
 import { sendJson } from '../support/json-client.ts';
 import type { Reply } from '../support/json-client.ts';
 
@@ -78,4 +84,36 @@ export async function openAccounts(cli: CliEmulator, count: number, webhookUrl: 
     accounts.push({ id: account.id, key: key.key, secret: account.webhook_secret, opening });
   }
   return accounts;
+}
+
+/** A test's store folder and callback receiver, made fresh before each test of the suite that asks for them. */
+export interface CrashWorkspace {
+  dir: string;
+  db: string;
+  receiver: Receiver;
+}
+
+/**
+ * Registers the suite's beforeEach/afterEach: a fresh folder (`db` inside it) and receiver per test; after it,
+ * every process is killed, and on a failure (or CRASH_KEEP=1) the store files are kept with what each process
+ * printed, named in one line prefixed `label`.
+ */
+export function crashWorkspace(label: string): CrashWorkspace {
+  const ws = {} as CrashWorkspace;
+  beforeEach(async () => {
+    ws.dir = await mkdtemp(join(tmpdir(), `svc-${label}-`));
+    ws.db = join(ws.dir, 'store.db');
+    ws.receiver = await startReceiver();
+  });
+  afterEach(async ({ task }) => {
+    killAll();
+    await ws.receiver.close();
+    if (task.result?.state === 'fail' || process.env['CRASH_KEEP']) {
+      await writeFile(join(ws.dir, 'processes.log'), printed().map((out, i) => `--- process ${i + 1}\n${out}`).join('\n'));
+      console.error(`${label}: store files kept in ${ws.dir}`);
+    } else {
+      await rm(ws.dir, { recursive: true, force: true });
+    }
+  });
+  return ws;
 }

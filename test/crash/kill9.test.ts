@@ -1,17 +1,12 @@
 import { randomInt } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it, onTestFailed } from 'vitest';
+import { expect, it, onTestFailed } from 'vitest';
 import type { StateDocument } from '../../src/state/index.ts';
-import { startReceiver } from '../support/receiver.ts';
-import type { Receiver } from '../support/receiver.ts';
 import { stateOnDisk } from '../support/state.ts';
 import { newAcknowledged, prng } from './acknowledged.ts';
 import type { Acknowledged, Prng } from './acknowledged.ts';
 import { checkAcknowledged, checkCallbacks, finishEverything } from './after-restart.ts';
 import type { Restarted } from './after-restart.ts';
-import { adminOf, DEMO_KEY, eventually, expectStatus, killAll, openAccounts, printed, startOn } from './emulator-process.ts';
+import { adminOf, DEMO_KEY, eventually, expectStatus, crashWorkspace, openAccounts, startOn } from './emulator-process.ts';
 import type { CliEmulator } from './emulator-process.ts';
 import { checkLedger, tasksOf } from './invariants.ts';
 import { runLoad } from './load.ts';
@@ -33,27 +28,8 @@ const SEED = Number(process.env['CRASH_SEED'] ?? randomInt(2 ** 31));
 /** Rounds under load; one more kills a reset. */
 const ROUNDS = 5;
 const CLIENTS = 4;
-const start = (): Promise<CliEmulator> => startOn(db);
-
-let dir: string;
-let db: string;
-let receiver: Receiver;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-crash-'));
-  db = join(dir, 'store.db');
-  receiver = await startReceiver();
-});
-afterEach(async ({ task }) => {
-  killAll();
-  await receiver.close();
-  // A failure keeps the store files for a look, with what each process printed (so does CRASH_KEEP=1).
-  if (task.result?.state === 'fail' || process.env['CRASH_KEEP']) {
-    await writeFile(join(dir, 'processes.log'), printed().map((out, i) => `--- process ${i + 1}\n${out}`).join('\n'));
-    console.error(`kill9: store files kept in ${dir}`);
-  } else {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+const ws = crashWorkspace('kill9');
+const start = (): Promise<CliEmulator> => startOn(ws.db);
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,7 +37,7 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * What the killed process left on disk: read without taking the store or writing to it (the `-wal` and `-shm`
  * stay as the kill left them, for the restarted emulator to recover on its own).
  */
-const leftOnDisk = (): StateDocument => stateOnDisk(db);
+const leftOnDisk = (): StateDocument => stateOnDisk(ws.db);
 
 /** The store on disk holds every acknowledged task, cancel and Idempotency-Key. */
 function checkStoreFile(acked: Acknowledged, data: StateDocument): void {
@@ -87,7 +63,7 @@ async function checkRestarted(cli: CliEmulator, acked: Acknowledged, plans: Map<
   const r: Restarted = { base: cli.base, admin: adminOf(cli), acked, plans };
   const { unfinished } = await checkAcknowledged(r, round, rng);
   const tasks = await finishEverything(r);
-  await checkCallbacks(r, tasks, receiver.received);
+  await checkCallbacks(r, tasks, ws.receiver.received);
   return `${unfinished.length} unfinished at the restart, all finished and called back since`;
 }
 
@@ -110,7 +86,7 @@ type ResetKill = { afterMs: number } | 'at its write';
 /** Sends a reset and kills the process at `point` (or once the reset is answered); resolves whether it was. */
 async function killDuringReset(cli: CliEmulator, point: ResetKill): Promise<{ acknowledged: boolean }> {
   // Nothing else writes now (the clients have stopped, the callbacks have settled): the log's next write is the reset's.
-  const written = nextWrite(`${db}-wal`, 5_000);
+  const written = nextWrite(`${ws.db}-wal`, 5_000);
   const acknowledged = adminOf(cli)
     .post('/_emulator/reset')
     .then(
@@ -167,7 +143,7 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
   const scenarios = expectStatus<{ data: ScenarioDoc[] }>(await admin.get('/_emulator/scenarios'), 200, 'scenarios').data;
   const plans = new Map(scenarios.map((s) => [s.name, s]));
   const now = Date.parse(expectStatus<{ now: string }>(await admin.get('/_emulator/clock'), 200, 'clock').now);
-  const acked = newAcknowledged(await openAccounts(cli, 3, receiver.url), now);
+  const acked = newAcknowledged(await openAccounts(cli, 3, ws.receiver.url), now);
 
   for (let round = 1; round <= ROUNDS; round += 1) {
     // The first kill waits for a checkpoint to begin copying the log into the store file (every few hundred
@@ -182,11 +158,11 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
       seed: rng.int(2 ** 31),
       clients: CLIENTS,
       until: async () => {
-        if (round === 1) checkpointed = await nextWrite(db, 10_000);
+        if (round === 1) checkpointed = await nextWrite(ws.db, 10_000);
         await pause(killAfterMs);
       },
     });
-    const stage = walStage(db);
+    const stage = walStage(ws.db);
     if (round === 1) expect(checkpointed, 'a checkpoint began under load').toBe(true);
     const restarted = await restartAndCheck(acked, plans, round, rng);
     cli = restarted.cli;
@@ -202,9 +178,9 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
   const when = point === 'at its write' ? 'as it wrote to the log' : `${point.afterMs} ms after it was sent`;
   const load = await runLoad({ cli, acked, round: ROUNDS + 1, seed: rng.int(2 ** 31), clients: CLIENTS, stopOnly: true, until: () => pause(loadMs) });
   await quiet(cli, acked);
-  const before = stateOnDisk(db);
+  const before = stateOnDisk(ws.db);
   const reset = await killDuringReset(cli, point);
-  const stage = walStage(db);
+  const stage = walStage(ws.db);
   const summary = await checkAfterResetKill(acked, plans, ROUNDS + 1, rng, before, reset.acknowledged);
   console.log(`round ${ROUNDS + 1}: load for ${loadMs} ms (answered ${JSON.stringify(load.answered)}), then a reset killed ${when}, ${stage}; ${summary}`);
 });
