@@ -1,21 +1,14 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { resolveTestHost } from '../support/hosts.ts';
 
 // File parameters of tasks follow the callback-address policy: an address that is not the emulator's own must be
 // public https, as written and as its name resolves (reference "POST /v1/tasks" rule 3).
 
-const NAMES: Record<string, string[]> = {
-  'loopback.example.net': ['127.0.0.1'],
-  'metadata.example.net': ['169.254.169.254'],
-  'nat64.example.net': ['64:ff9b::7f00:1'],
-  'mixed.example.net': ['93.184.216.34', '10.0.0.1'],
-  'public.example.net': ['93.184.216.34', '2606:2800:220:1::'],
-};
-
 let t: TestEmulator;
 beforeEach(async () => {
-  t = await startEmulator({ resolveHost: async (host) => NAMES[host] ?? [] });
+  t = await startEmulator({ resolveHost: resolveTestHost });
 });
 afterEach(() => t.close());
 
@@ -108,7 +101,7 @@ it("accepts the emulator's own files by id and by its (loopback) address", async
 });
 
 it('lifts the rule with --allow-insecure-webhooks, for local work', async () => {
-  const loose = await startEmulator({ allowInsecureWebhooks: true, resolveHost: async (host) => NAMES[host] ?? [] });
+  const loose = await startEmulator({ allowInsecureWebhooks: true, resolveHost: resolveTestHost });
   try {
     for (const image of ['https://127.0.0.1/p.png', 'https://[::1]/p.png', 'https://loopback.example.net/p.png', 'http://localhost:8080/p.png']) {
       const res = await loose.api.post('/v1/tasks', avatar({ image, audio: PUBLIC_AUDIO }));

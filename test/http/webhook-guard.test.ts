@@ -2,30 +2,14 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createSender } from '../../src/webhooks/index.ts';
 import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { resolveTestHost, TEST_HOSTS } from '../support/hosts.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 // The internal-address guard on callback addresses: as written, as resolved at submission, and at connect time.
 
-const NAMES: Record<string, string[]> = {
-  'loopback.example.net': ['127.0.0.1'],
-  'loopback6.example.net': ['::1'],
-  'ten.example.net': ['10.20.30.40'],
-  'oneseventwo.example.net': ['172.31.255.1'],
-  'oneninetwo.example.net': ['192.168.1.1'],
-  'linklocal.example.net': ['169.254.169.254'],
-  'ula.example.net': ['fd00::1'],
-  'compat.example.net': ['::7f00:1'],
-  'translated.example.net': ['::ffff:0:7f00:1'],
-  'nat64.example.net': ['64:ff9b::7f00:1'],
-  'sixtofour.example.net': ['2002:7f00:1::'],
-  'sitelocal.example.net': ['fec0::1'],
-  'mixed.example.net': ['93.184.216.34', '10.0.0.1'],
-  'public.example.net': ['93.184.216.34', '2606:2800:220:1::'],
-};
-
 let t: TestEmulator;
 beforeEach(async () => {
-  t = await startEmulator({ resolveHost: async (host) => NAMES[host] ?? [] });
+  t = await startEmulator({ resolveHost: resolveTestHost });
 });
 afterEach(() => t.close());
 
@@ -59,7 +43,7 @@ it.each([
   expect(await refusal(url)).toEqual({ status: 422, details: [{ field: 'webhook_url', message: 'must not be an internal-network address' }] });
 });
 
-it.each(Object.keys(NAMES).filter((name) => name !== 'public.example.net'))(
+it.each(Object.keys(TEST_HOSTS).filter((name) => name !== 'public.example.net'))(
   'refuses a name that resolves to an internal address: %s',
   async (host) => {
     const refused = await refusal(`https://${host}/cb`);
