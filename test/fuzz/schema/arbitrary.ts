@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import ipaddr from 'ipaddr.js';
 import { Expander } from './expand.ts';
 import { ALL_TYPES, propertySchemas, typeOfValue } from './flat.ts';
 import type { Flat, JsonType } from './flat.ts';
 import type { OpenApiDocument, Schema } from './document.ts';
 import { integerArbitrary, numberArbitrary, stringArbitrary, stringFits } from './primitives.ts';
+import { publicAsWritten } from './resolved.ts';
 
 /**
  * fast-check arbitraries of the values a JSON Schema (2020-12) allows, drawn from the alternatives expand.ts
@@ -84,7 +84,7 @@ export class SchemaArbitraries {
   private ofFlat(flat: Flat, depth: number): fc.Arbitrary<unknown> | null {
     const core = this.core(flat, depth);
     if (!core) return null;
-    const base = flat.notes.has('x-address-policy') ? core.filter(this.keep(publicAddress)) : core;
+    const base = flat.notes.has('x-address-policy') ? core.filter(this.keep(publicAsWritten)) : core;
     const { excluded, negated } = flat;
     if (excluded.length === 0 && negated.length === 0) return base;
     const matches = this.hooks.matches;
@@ -249,19 +249,4 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
-}
-
-/** An address the `public-https` policy allows as written: no internal IP literal, no `localhost` name. */
-function publicAddress(value: unknown): boolean {
-  if (typeof value !== 'string') return true;
-  let host: string;
-  try {
-    host = new URL(value).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return true;
-  }
-  if (host === 'localhost' || host.endsWith('.localhost')) return false;
-  if (!ipaddr.isValid(host)) return true;
-  const address = ipaddr.process(host);
-  return address.range() === 'unicast';
 }
