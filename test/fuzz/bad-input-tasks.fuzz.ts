@@ -1,9 +1,9 @@
 import fc from 'fast-check';
+import { createContract } from '../../src/contract/index.ts';
 import { socialNote } from '../support/harness.ts';
 import { params } from './bad-input/budget.ts';
 import { nastyId, queryArb, scenarioHeader, visible } from './bad-input/cases.ts';
-import { DOCS, PUBLIC_URL, component } from './bad-input/documents.ts';
-import type { Schema } from './bad-input/documents.ts';
+import { PUBLIC_URL, component } from './bad-input/documents.ts';
 import { codeOf, exchange, expectError, expectStatus } from './bad-input/exchange.ts';
 import type { World } from './bad-input/exchange.ts';
 import { mutated } from './bad-input/mutations.ts';
@@ -25,16 +25,8 @@ const { runs, fuzz, check, count } = fuzzPart('tasks');
 // ---------------------------------------------------------------------------------------------------------------
 // POST /v1/tasks
 
-const SUBMIT = DOCS.service['components'] as { schemas: Record<string, Schema> };
-/** Each model's input schema, through SubmitTaskRequest's discriminator and the branch's `input`. */
-const INPUT_SCHEMAS = Object.fromEntries(
-  Object.entries(((SUBMIT.schemas['SubmitTaskRequest']?.['discriminator'] as Schema | undefined)?.['mapping'] ?? {}) as Record<string, string>).map(
-    ([model, branch]) => {
-      const [byInput] = SUBMIT.schemas[branch.split('/').pop() ?? '']?.['anyOf'] as { properties: Record<string, Schema> }[];
-      return [model, byInput?.properties['input']?.['$ref'] as string];
-    },
-  ),
-);
+/** Each model's input schema, as the emulator finds it (SubmitTaskRequest's discriminator, then the branch's `input`). */
+const INPUT_SCHEMAS = Object.fromEntries([...createContract().taskModels.values()].map((m) => [m.id, `#/components/schemas/${m.schemaName}`]));
 const submitFromSchema = fc.oneof(
   ...Object.entries(INPUT_SCHEMAS).map(([model, ref]) =>
     fc.record(
