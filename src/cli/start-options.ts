@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { parseYaml } from '../contract/yaml.ts';
 import type { EmulatorOptions } from '../emulator.ts';
 import { resolveLimits } from '../server/index.ts';
@@ -14,10 +14,7 @@ export interface StartOptions extends EmulatorOptions {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-export class UsageError extends Error {}
-
-/** `--help` of a command: its text goes to stdout and the exit code is 0. */
-export class HelpRequested extends UsageError {}
+export { HelpRequested, UsageError };
 
 /** `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none). */
 type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | { oneOf: readonly string[] };
@@ -90,13 +87,9 @@ ${FLAGS.map((f) => {
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): StartOptions {
-  const { values: parsed } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }])),
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values: parsed } = parseCommandArgs('start', argv, {
+    ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }])),
+    help: { type: 'boolean', short: 'h' },
   });
   const values = parsed as Record<string, string | boolean | undefined>;
   if (values['help']) throw new HelpRequested(START_HELP);
