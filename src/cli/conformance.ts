@@ -1,81 +1,128 @@
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
-import type { SuiteOptions } from '../conformance/index.ts';
-import { HelpRequested, UsageError } from './start-options.ts';
+import { ConformanceSetupError, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
+import type { SuiteOptions, SuiteReport } from '../conformance/index.ts';
+import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { CONFORMANCE_HELP } from './help.ts';
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'second-api-key': { type: 'string' },
+  only: { type: 'string', multiple: true },
+  skip: { type: 'string', multiple: true },
+  budget: { type: 'string' },
+  junit: { type: 'string' },
+  json: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'webhook-secret': { type: 'string' },
+  'webhook-listen': { type: 'string' },
+  'admin-url': { type: 'string' },
+  'admin-token': { type: 'string' },
+  'text-model': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'fail-on-skip': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-export function parseConformanceOptions(argv: string[]): SuiteOptions & { junit?: string; json?: string } {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      'base-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      'second-api-key': { type: 'string' },
-      only: { type: 'string', multiple: true },
-      skip: { type: 'string', multiple: true },
-      budget: { type: 'string' },
-      junit: { type: 'string' },
-      json: { type: 'string' },
-      'webhook-url': { type: 'string' },
-      'webhook-secret': { type: 'string' },
-      'webhook-listen': { type: 'string' },
-      'admin-url': { type: 'string' },
-      'admin-token': { type: 'string' },
-      'text-model': { type: 'string' },
-      'request-timeout': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+export type ConformanceOptions = SuiteOptions & { junit?: string; json?: string; failOnSkip?: boolean };
+
+const usage = (message: string): UsageError => new UsageError(`svc-emulator conformance: ${message}`);
+
+/** A deployment's address as the reference gives it: scheme and host (and port), nothing after. */
+function origin(flag: string, value: string): string {
+  if (!/^https?:\/\//i.test(value)) {
+    // A bare host:port is the usual slip; local hosts are served over http, anything else over https.
+    const bare = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && /^[^\s/]+(\/.*)?$/.test(value);
+    const local = /^(localhost|127\.|0\.0\.0\.0|\[::1?\])/i.test(value);
+    const guess = bare ? `; did you mean ${local ? 'http' : 'https'}://${value}?` : '';
+    throw usage(`--${flag} must start with http:// or https:// (got ${value}${guess})`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usage(`--${flag} is not a valid address (got ${value})`);
+  }
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw usage(`--${flag} takes the scheme and host only, no path (got ${value}; did you mean ${url.origin}?)`);
+  }
+  return url.origin;
+}
+
+/** A whole number within [min, max], or a usage error naming the flag and the value. */
+function whole(flag: string, value: string, min: number, max: number, what: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) throw usage(`--${flag} must be ${what} (got ${value})`);
+  return n;
+}
+
+export function parseConformanceOptions(argv: string[]): ConformanceOptions {
+  const { values } = parseCommandArgs('conformance', argv, OPTIONS);
   if (values.help) throw new HelpRequested(CONFORMANCE_HELP);
-  const baseUrl = values['base-url']?.replace(/\/+$/, '');
-  if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url http(s)://… is required\n\n${CONFORMANCE_HELP}`);
-  if (!values['api-key']) throw new UsageError(`--api-key is required\n\n${CONFORMANCE_HELP}`);
-  const budget = values.budget === undefined ? undefined : Number(values.budget);
-  if (budget !== undefined && !(budget >= 0)) throw new UsageError(`--budget must be a number of points, got ${values.budget}`);
-  const listen = values['webhook-listen'] === undefined ? undefined : Number(values['webhook-listen']);
-  if (listen !== undefined && !(Number.isInteger(listen) && listen >= 0 && listen < 65536)) throw new UsageError(`--webhook-listen must be a port`);
-  const requestTimeout = values['request-timeout'] === undefined ? undefined : Number(values['request-timeout']);
-  if (requestTimeout !== undefined && !(Number.isInteger(requestTimeout) && requestTimeout > 0)) throw new UsageError('--request-timeout must be milliseconds');
-  if (values['admin-url'] && !values['admin-token']) throw new UsageError('--admin-url needs --admin-token');
-  if (values['webhook-url'] && listen === undefined) throw new UsageError('--webhook-url needs --webhook-listen (the local port it reaches)');
+  if (values['base-url'] === undefined) throw usage('--base-url is required: the deployment, as http://host:port or https://host (svc-emulator conformance --help)');
+  const baseUrl = origin('base-url', values['base-url']);
+  const adminUrl = values['admin-url'] === undefined ? undefined : origin('admin-url', values['admin-url']);
+  if (adminUrl && !values['admin-token']) throw usage('--admin-url needs --admin-token (the token the emulator was started with)');
+  if (values['admin-token'] && !adminUrl) throw usage('--admin-token needs --admin-url (the emulator, usually the same address as --base-url)');
+  if (!values['api-key'] && !adminUrl) {
+    throw usage('--api-key is required, unless --admin-url and --admin-token are given (against the emulator the suite then makes its own account)');
+  }
+  const budget = values.budget;
+  if (budget !== undefined && !/^\d+(\.\d{1,3})?$/.test(budget)) throw usage(`--budget must be a number of points, like 2000 or 2000.5 (got ${budget})`);
+  const listen = values['webhook-listen'] === undefined ? undefined : whole('webhook-listen', values['webhook-listen'], 0, 65535, 'a port number, 0-65535');
+  const timeout = values['request-timeout'] === undefined ? undefined : whole('request-timeout', values['request-timeout'], 1, 86_400_000, 'a whole number of milliseconds');
+  const webhookUrl = values['webhook-url'];
+  if (webhookUrl !== undefined && !/^https?:\/\/[^/]/i.test(webhookUrl)) throw usage(`--webhook-url must start with http:// or https:// (got ${webhookUrl})`);
+  if (webhookUrl && listen === undefined) throw usage('--webhook-url needs --webhook-listen (the local port it reaches)');
   return {
     baseUrl,
-    apiKey: values['api-key'],
+    ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
     ...(values['second-api-key'] ? { secondApiKey: values['second-api-key'] } : {}),
     ...(values.only ? { only: values.only } : {}),
     ...(values.skip ? { skip: values.skip } : {}),
-    ...(budget !== undefined ? { budget } : {}),
+    ...(budget !== undefined ? { budget: Number(budget) } : {}),
     ...(values.junit ? { junit: values.junit } : {}),
     ...(values.json ? { json: values.json } : {}),
-    ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
+    ...(webhookUrl ? { webhookUrl } : {}),
     ...(values['webhook-secret'] ? { webhookSecret: values['webhook-secret'] } : {}),
     ...(listen !== undefined ? { webhookListen: listen } : {}),
-    ...(values['admin-url'] && values['admin-token'] ? { admin: { url: values['admin-url'].replace(/\/+$/, ''), token: values['admin-token'] } } : {}),
+    ...(adminUrl && values['admin-token'] ? { admin: { url: adminUrl, token: values['admin-token'] } } : {}),
     ...(values['text-model'] ? { textModel: values['text-model'] } : {}),
-    ...(requestTimeout !== undefined ? { requestTimeoutMs: requestTimeout } : {}),
+    ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
+    ...(values['fail-on-skip'] ? { failOnSkip: true } : {}),
   };
 }
 
+/** The first line: whose points the suite spends, and how many it may. */
+function startLine(options: ConformanceOptions, setup: Pick<SuiteReport, 'account' | 'budget'>): string {
+  if (!setup.account) return `running as the given key; budget ${setup.budget} points`;
+  const unused = [options.apiKey !== undefined ? '--api-key' : null, options.budget !== undefined ? '--budget' : null].filter((f) => f !== null);
+  const note = unused.length > 0 ? ` (${unused.join(' and ')} ${unused.length > 1 ? 'are' : 'is'} for real deployments and not used here)` : '';
+  return `running as ${setup.account.id}, a fresh account the control API funded with ${setup.account.points} points: no budget applies${note}`;
+}
+
 /** `svc-emulator conformance`: prints progress and failures, writes reports, exits 0, 1 or 2. */
-export async function conformance(options: ReturnType<typeof parseConformanceOptions>): Promise<number> {
+export async function conformance(options: ConformanceOptions): Promise<number> {
   let report;
   try {
     report = await runConformance({
       ...options,
+      onStart: (setup) => console.log(startLine(options, setup)),
       onResult: (r) => {
         if (r.status === 'failed') console.log(failureText(r));
         else console.log(`${r.status === 'passed' ? 'ok  ' : 'skip'} ${r.id}${r.reason ? ` (${r.reason})` : ''}`);
       },
     });
   } catch (err) {
-    console.error(`svc-emulator conformance: cannot run: ${(err as Error).message}`);
+    const said = err instanceof ConformanceSetupError ? (err as Error).message : `cannot run: ${(err as Error).message}`;
+    console.error(`svc-emulator conformance: ${said}`);
     return 2;
   }
   if (options.junit) await writeFile(options.junit, junitXml(report));
   if (options.json) await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+  const skipped = report.results.filter((r) => r.status === 'skipped');
+  const failOnSkip = options.failOnSkip === true && skipped.length > 0;
+  if (failOnSkip) console.log(`--fail-on-skip: ${skipped.length} skipped, so this run fails: ${skipped.map((r) => r.id).join(', ')}`);
   console.log(summaryLine(report));
-  return report.failed > 0 ? 1 : 0;
+  return report.failed > 0 || failOnSkip ? 1 : 0;
 }

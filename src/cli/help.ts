@@ -17,26 +17,34 @@ webhook-id and prints one line per request.
   --delay-ms M       answer after M milliseconds (over 10000 the emulator counts a timeout)
 `;
 
-export const CONFORMANCE_HELP = `Usage: svc-emulator conformance --base-url URL --api-key KEY [options]
+export const CONFORMANCE_HELP = `Usage: svc-emulator conformance --base-url URL (--api-key KEY | --admin-url URL --admin-token T) [options]
 
 Checks a deployment (the emulator or the real service) against the contract. Exit 0 when every selected check
-passed, 1 when one failed, 2 for a usage or configuration error.
+passed, 1 when one failed (or, with --fail-on-skip, was skipped), 2 for a usage or configuration error or an
+address that does not answer.
 
-  --base-url URL          the deployment (scheme and host, no path)
-  --api-key KEY           a key of an account with some points
-  --second-api-key KEY    a key of another account (isolation checks)
+Against the emulator, give its control API: the suite runs as a fresh account it funds there (no budget
+applies), makes a second account, reads the signing secret and fast-forwards the clock.
+
+  --base-url URL          the deployment: scheme and host, no path (http://127.0.0.1:4010)
+  --api-key KEY           a key of an account with some points (not needed with --admin-url)
+  --admin-url URL         the emulator's control API (usually the same address as --base-url)
+  --admin-token T         its token
+  --second-api-key KEY    a key of another account (isolation checks; made for you with --admin-url)
   --only GLOB             run only checks whose id matches (repeatable; * matches anything)
   --skip GLOB             skip checks whose id matches (repeatable)
-  --budget POINTS         points the suite may spend (default ${DEFAULT_BUDGET}); checks over it are skipped
+  --fail-on-skip          exit 1 when any check was skipped (for CI), listing them
+  --budget POINTS         real points the suite may spend (default ${DEFAULT_BUDGET}); checks over it are skipped
   --junit FILE            write JUnit XML
   --json FILE             write the results as JSON
   --webhook-url URL       public address of the callback receiver (it must reach --webhook-listen)
   --webhook-secret S      the account's whsec_ secret, to verify callbacks
   --webhook-listen PORT   start the callback receiver on this local port
-  --admin-url URL         the emulator's control API: fast-forwards the clock, makes a second account
-  --admin-token T         its token
   --text-model ID         the text model to call (default svc-text-lite)
   --request-timeout MS    real time one request may take, its whole answer included (default 60000)
+
+Callbacks go to the suite's receiver at http://127.0.0.1: an emulator started without --allow-insecure-webhooks
+refuses that address, as the real service does, and the callback check is skipped saying so.
 `;
 
 export const STORE_HELP = `svc-emulator store: look after a store file

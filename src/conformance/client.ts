@@ -1,3 +1,4 @@
+import { unreachableReason } from './network.ts';
 import type { ResponseContract } from './spec.ts';
 
 /** One request and its answer, as a check saw it. */
@@ -39,6 +40,9 @@ export class CheckFailure extends Error {
   }
 }
 
+/** Thrown by a check that finds it cannot run against this deployment for a reason that is no deviation. */
+export class CheckSkipped extends Error {}
+
 /**
  * HTTP to the deployment under test, with the generic checks on every answer: no 5xx, an X-Request-Id of the
  * documented form, and status, content type, headers and body as the document says.
@@ -73,7 +77,7 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
         res = await fetch(`${baseUrl}${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
         text = await res.text();
       } catch (err) {
-        const reason = (err as Error).name === 'TimeoutError' ? `no complete answer within ${timeoutMs} ms` : (err as Error).message;
+        const reason = (err as Error).name === 'TimeoutError' ? `no complete answer within ${timeoutMs} ms` : `cannot reach ${baseUrl} (${unreachableReason(err, timeoutMs)})`;
         throw new CheckFailure(`${method} ${path}: ${reason}`, null);
       }
       const type = res.headers.get('content-type') ?? '';

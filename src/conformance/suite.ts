@@ -1,20 +1,28 @@
+import Big from 'big.js';
 import { ALL_CHECKS, textModel } from './checks/index.ts';
-import { CheckFailure, createClient, curlOf } from './client.ts';
+import { CheckFailure, CheckSkipped, createClient, curlOf } from './client.ts';
+import type { Exchange } from './client.ts';
+import { unreachableReason } from './network.ts';
 import { startCallbackReceiver } from './receiver.ts';
+import { prepare } from './setup.ts';
 import { loadResponseContract } from './spec.ts';
 import type { Check, CheckContext, CheckResult, Need, ReceivedCallback } from './types.ts';
 import { DEFAULT_BUDGET } from './defaults.ts';
 
 export interface SuiteOptions {
   baseUrl: string;
-  apiKey: string;
+  /** The key to run as; not needed (nor used) with `admin`, where the suite makes its own account. */
+  apiKey?: string;
   /** A key of another account, for the isolation checks. */
   secondApiKey?: string;
   only?: string[];
   skip?: string[];
-  /** Points the suite may spend; checks that would go over are skipped. */
+  /** Points the suite may spend on a real deployment; checks that would go over are skipped. Unused with `admin`. */
   budget?: number;
-  /** The emulator's control API: fast-forwards the clock, and makes a second account when none is given. */
+  /**
+   * The emulator's control API: the suite runs as a fresh account it funds there (no budget applies), makes a
+   * second account, reads the signing secret and fast-forwards the clock.
+   */
   admin?: { url: string; token: string };
   /** Callbacks: a public address that reaches `webhookListen` (or, without it, http://127.0.0.1:<listen>/). */
   webhookUrl?: string;
@@ -23,6 +31,8 @@ export interface SuiteOptions {
   textModel?: string;
   /** Real milliseconds one request may take, its whole answer included (default 60000). */
   requestTimeoutMs?: number;
+  /** Called once the suite is set up, before the first check. */
+  onStart?: (setup: Pick<SuiteReport, 'account' | 'budget'>) => void;
   /** Called after each check. */
   onResult?: (result: CheckResult) => void;
 }
@@ -34,6 +44,10 @@ export interface SuiteReport {
   passed: number;
   failed: number;
   skipped: number;
+  /** The account the suite made and funded through the control API (it ran as that account's key), or null. */
+  account: { id: string; points: string } | null;
+  /** Points the suite could spend; null when none applies (an account funded through the control API). */
+  budget: number | null;
   results: CheckResult[];
 }
 
@@ -54,24 +68,36 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
   const started = Date.now();
   const contract = loadResponseContract();
   textModel.id = options.textModel ?? 'svc-text-lite';
-  const api = createClient(options.baseUrl, options.apiKey, contract, options.requestTimeoutMs);
+  const timeoutMs = options.requestTimeoutMs ?? 60_000;
   const admin = options.admin ?? null;
-  const secondKey = options.secondApiKey ?? (admin ? await makeSecondKey(admin) : undefined);
-  const other = secondKey ? createClient(options.baseUrl, secondKey, contract, options.requestTimeoutMs) : null;
-  const webhookSecret = options.webhookSecret ?? (admin ? await accountSecret(admin, options.apiKey) : undefined);
+  const setup = await prepare({ ...options, timeoutMs });
+  const api = createClient(options.baseUrl, setup.apiKey, contract, timeoutMs);
+  const other = setup.secondKey ? createClient(options.baseUrl, setup.secondKey, contract, timeoutMs) : null;
+  const webhookSecret = options.webhookSecret ?? setup.account?.webhookSecret;
   const listenPort = options.webhookListen ?? (options.webhookUrl ? undefined : admin ? 0 : undefined);
   const receiver = listenPort !== undefined ? await startCallbackReceiver(listenPort) : null;
   const webhookUrl = options.webhookUrl ?? (receiver ? `http://127.0.0.1:${receiver.port}/` : undefined);
   const received: ReceivedCallback[] = receiver?.received ?? [];
+  const account = setup.account ? { id: setup.account.id, points: setup.account.points } : null;
+  // Budget limits are for real points: an account funded through the control API spends nothing real.
+  const limit = account ? null : (options.budget ?? DEFAULT_BUDGET);
+  options.onStart?.({ account, budget: limit });
 
   const wait = async (seconds: number): Promise<void> => {
     if (admin) {
-      const res = await fetch(`${admin.url}/_emulator/clock/advance`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ seconds }),
-      });
-      if (!res.ok) throw new Error(`advancing the emulator's clock: ${res.status}`);
+      let res: Response;
+      try {
+        res = await fetch(`${admin.url}/_emulator/clock/advance`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ seconds }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await res.arrayBuffer();
+      } catch (err) {
+        throw new Error(`advancing the emulator's clock: cannot reach ${admin.url} (${unreachableReason(err, timeoutMs)})`);
+      }
+      if (!res.ok) throw new Error(`advancing the emulator's clock: POST /_emulator/clock/advance answered ${res.status}`);
     } else {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
@@ -82,7 +108,8 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
     admin: admin ? null : 'needs the control API (--admin-url, --admin-token)',
   };
 
-  let budget = options.budget ?? DEFAULT_BUDGET;
+  // Decimal arithmetic: a float budget would report 111.19999999999999 points left.
+  let budget = limit === null ? null : new Big(limit);
   const results: CheckResult[] = [];
   try {
     for (const check of ALL_CHECKS) {
@@ -92,9 +119,9 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
       const missing = (check.needs ?? []).map((n) => available[n]).find((reason) => reason !== null);
       let result: CheckResult;
       if (missing) result = { ...base, status: 'skipped', durationMs: 0, reason: missing };
-      else if (check.cost > budget) result = { ...base, status: 'skipped', durationMs: 0, reason: `would spend up to ${check.cost} points; ${budget} left of the budget` };
+      else if (budget?.lt(check.cost)) result = { ...base, status: 'skipped', durationMs: 0, reason: `would spend up to ${check.cost} points; ${budget.toString()} left of the budget of ${limit} (--budget)` };
       else {
-        budget -= check.cost;
+        budget = budget?.minus(check.cost) ?? null;
         result = await runOne(check, {
           api,
           other,
@@ -120,17 +147,23 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
     passed: results.filter((r) => r.status === 'passed').length,
     failed: results.filter((r) => r.status === 'failed').length,
     skipped: results.filter((r) => r.status === 'skipped').length,
+    account,
+    budget: limit,
     results,
   };
 
   async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
     const t0 = Date.now();
     const base = { id: check.id, group: check.group, title: check.title };
+    const before = [api.log.length, other?.log.length ?? 0] as const;
     try {
       await check.run(ctx);
       return { ...base, status: 'passed', durationMs: Date.now() - t0 };
     } catch (err) {
-      const failure = err instanceof CheckFailure ? err : new CheckFailure(`the check could not run: ${(err as Error).message}`, null);
+      if (err instanceof CheckSkipped) return { ...base, status: 'skipped', durationMs: Date.now() - t0, reason: err.message };
+      // An error of the check's own code (an answer it could not read) names the last request it made.
+      const last: Exchange | null = [...api.log.slice(before[0]), ...(other?.log.slice(before[1]) ?? [])].at(-1) ?? null;
+      const failure = err instanceof CheckFailure ? err : new CheckFailure(`the check could not run: ${(err as Error).message}`, last);
       const exchange = failure.exchange ?? null;
       return {
         ...base,
@@ -154,21 +187,4 @@ async function waitForCount(received: ReceivedCallback[], count: number, seconds
     if (virtual) await wait(1);
     else await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-}
-
-async function makeSecondKey(admin: { url: string; token: string }): Promise<string> {
-  const headers = { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' };
-  const account = (await (await fetch(`${admin.url}/_emulator/accounts`, { method: 'POST', headers, body: '{}' })).json()) as { id: string };
-  const key = (await (await fetch(`${admin.url}/_emulator/accounts/${account.id}/keys`, { method: 'POST', headers, body: '{}' })).json()) as { key: string };
-  return key.key;
-}
-
-/** The signing secret of the key's account, from the control API. */
-async function accountSecret(admin: { url: string; token: string }, apiKey: string): Promise<string | undefined> {
-  const headers = { Authorization: `Bearer ${admin.token}` };
-  const key = await fetch(`${admin.url}/_emulator/keys/${encodeURIComponent(apiKey)}`, { headers });
-  if (!key.ok) return undefined;
-  const { account_id } = (await key.json()) as { account_id: string };
-  const account = (await (await fetch(`${admin.url}/_emulator/accounts/${account_id}`, { headers })).json()) as { webhook_secret?: string };
-  return account.webhook_secret;
 }

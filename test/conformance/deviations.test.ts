@@ -166,9 +166,12 @@ async function deviate(deviation: Deviation): Promise<Proxy> {
   return proxy;
 }
 
-/** The suite against the proxy, the control API through the proxy too (forwarded unchanged). */
+/**
+ * The suite against the proxy, the control API through the proxy too (forwarded unchanged): the suite runs as a
+ * fresh account it funds there, so no budget applies.
+ */
 function runAgainst(p: Proxy, only: string[], extra: Partial<SuiteOptions> = {}): Promise<SuiteReport> {
-  return runConformance({ baseUrl: p.url, apiKey: KEY, admin: { url: p.url, token: ADMIN }, budget: 100_000, only, ...extra });
+  return runConformance({ baseUrl: p.url, admin: { url: p.url, token: ADMIN }, only, ...extra });
 }
 
 const idsOf = (only: string[]): string[] => ALL_CHECKS.filter((c) => only.some((p) => matchesGlob(c.id, p))).map((c) => c.id);
@@ -217,7 +220,7 @@ function expectFailure(p: Proxy, report: SuiteReport, id: string, want: Wanted):
 
   expect(failure.curl?.startsWith(`curl -sS -X ${want.method} '${p.url}${want.path}'`), failure.curl ?? 'no curl').toBe(true);
   expect(failure.curl).toContain('sk-REDACTED');
-  expect(failure.curl).not.toContain(KEY);
+  for (const key of p.keys) expect(failure.curl).not.toContain(key);
 
   const text = failureText(result);
   expect(text.split('\n')[0]).toBe(`FAIL ${id}: ${failure.message}`);
@@ -232,7 +235,8 @@ function expectFailure(p: Proxy, report: SuiteReport, id: string, want: Wanted):
 /** No key the suite sent appears anywhere in the report, its JUnit XML or its printed failures. */
 function expectNoKeyLeaks(p: Proxy, report: SuiteReport): void {
   const everything = [JSON.stringify(report), junitXml(report), ...report.results.map(failureText)].join('\n');
-  expect(p.keys.has(KEY)).toBe(true);
+  // The suite's own key (made through the control API) and the made-up ones of the auth checks.
+  expect(p.keys.size).toBeGreaterThan(0);
   for (const key of p.keys) expect(everything).not.toContain(key);
 }
 
@@ -510,6 +514,39 @@ describe('billing', () => {
   });
 });
 
+describe('a request a check needs, refused', () => {
+  // Every check that submits a task goes on with it (reads it, cancels it, polls it). When the submission is
+  // refused, the failure must name that submission with its status and error, and the check must stop there:
+  // never GET /v1/tasks/undefined.
+  const ONLY = ['tasks.*', 'billing.*', 'lifecycle.*', 'callbacks.*'];
+
+  it('names the refused submission in every check that submits, and sends nothing after it', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/) || answer.status !== 200) return undefined;
+        const requestId = answer.headers['x-request-id'] ?? '';
+        return { ...answer, status: 402, body: JSON.stringify({ error: { code: 'insufficient_points', message: 'Not enough points.', request_id: requestId } }) };
+      },
+    });
+    const report = await runAgainst(p, ONLY);
+    expectAltered(p, 'POST', /^\/v1\/tasks$/);
+    const ids = idsOf(ONLY);
+    expectFailedExactly(report, ONLY, ids);
+    for (const id of ids) {
+      expectFailure(p, report, id, {
+        message: 'POST /v1/tasks answered 402 insufficient_points (Not enough points.), not 200',
+        method: 'POST',
+        path: '/v1/tasks',
+        expected: 200,
+        actual: 402,
+      });
+    }
+    // One submission per check and nothing after it: no read, cancel or poll of a task that does not exist.
+    const calls = p.log.filter((e) => e.path.startsWith('/v1/')).map((e) => `${e.method} ${e.path}`);
+    expect(calls).toEqual(['GET /v1/tasks?limit=1', ...ids.map(() => 'POST /v1/tasks')]);
+  });
+});
+
 describe('lifecycle', () => {
   const ONLY = ['lifecycle.*'];
 
@@ -749,8 +786,6 @@ describe('svc-emulator conformance (CLI)', () => {
   const args = (url: string, junit: string, json: string): string[] => [
     '--base-url',
     url,
-    '--api-key',
-    KEY,
     '--admin-url',
     base,
     '--admin-token',
@@ -783,7 +818,7 @@ describe('svc-emulator conformance (CLI)', () => {
     expect(lines).toContain('  expected: req_ + 24 lowercase letters or digits');
     expect(lines).toContain('  actual:   null');
     expect(lines.find((l) => l.startsWith('  repro:'))).toContain(`curl -sS -X GET '${p.url}/v1/tasks/T000000000000AAAAAA' -H 'Authorization: Bearer sk-REDACTED'`);
-    expect(run.stdout).not.toContain(KEY);
+    for (const key of p.keys) expect(run.stdout).not.toContain(key);
     expect(lines.at(-1)).toBe('4 passed, 1 failed, 0 skipped');
     for (const id of idsOf(['wire.*']).filter((i) => i !== ID)) expect(lines).toContain(`ok   ${id}`);
 
@@ -798,7 +833,7 @@ describe('svc-emulator conformance (CLI)', () => {
     for (const id of idsOf(['wire.*']).filter((i) => i !== ID)) expect(testcase(id)).toBe('');
     expect(xml).toContain('<testsuite name="conformance.wire" tests="5" failures="1" skipped="0"');
     expect(xml.match(/<failure /g)).toHaveLength(1);
-    expect(xml).not.toContain(KEY);
+    for (const key of p.keys) expect(xml).not.toContain(key);
 
     const report = JSON.parse(await readFile(jsonFile, 'utf8')) as SuiteReport;
     expect([report.passed, report.failed, report.skipped]).toEqual([4, 1, 0]);
@@ -813,7 +848,7 @@ describe('svc-emulator conformance (CLI)', () => {
       actual: null,
     });
     expect(failed[0]?.failure?.curl).toContain('sk-REDACTED');
-    expect(JSON.stringify(report)).not.toContain(KEY);
+    for (const key of p.keys) expect(JSON.stringify(report)).not.toContain(key);
   });
 
   it('exits 0 against the plain emulator', async () => {
@@ -831,7 +866,7 @@ describe('svc-emulator conformance (CLI)', () => {
   it('exits 2 without --base-url', async () => {
     const run = await cli(['--api-key', KEY, '--only', 'wire.*']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--base-url http(s)://… is required');
+    expect(run.stderr).toBe('svc-emulator conformance: --base-url is required: the deployment, as http://host:port or https://host (svc-emulator conformance --help)\n');
     expect(run.stdout).toBe('');
   });
 });

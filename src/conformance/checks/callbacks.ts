@@ -1,8 +1,22 @@
 import { Webhook } from 'standardwebhooks';
-import { CheckFailure } from '../client.ts';
+import { webhookAddressProblem } from '../../webhooks/address-guard.ts';
+import { CheckFailure, CheckSkipped } from '../client.ts';
+import type { Exchange } from '../client.ts';
 import type { Check } from '../types.ts';
-import { body, notesInput, pollUntilTerminal } from './shared.ts';
+import { body, errorOf, needAnswer, notesInput, pollUntilTerminal } from './shared.ts';
 import type { TaskBody } from './shared.ts';
+
+/**
+ * The reference lets a deployment refuse a callback address that is not https or is internal (a real one always
+ * does), and the suite's own receiver is http on 127.0.0.1. Such a refusal is conformance, not a deviation: the
+ * check cannot run there, and says why. An address the reference accepts, refused, still fails.
+ */
+function refusedAsTheReferenceAllows(submitted: Exchange, url: string): string | null {
+  if (submitted.status !== 422) return null;
+  const error = (submitted.json as { error?: { details?: { field?: unknown }[] } } | undefined)?.error;
+  const named = (error?.details ?? []).some((d) => d.field === 'webhook_url') || (errorOf(submitted).message ?? '').includes('webhook_url');
+  return named ? webhookAddressProblem(url, false) : null;
+}
 
 export const callbackChecks: Check[] = [
   {
@@ -16,6 +30,13 @@ export const callbackChecks: Check[] = [
       if (!webhook) throw new CheckFailure('no callback receiver', null);
       const before = webhook.received.length;
       const submitted = await ctx.api.request('POST', '/v1/tasks', { body: { ...notesInput(), webhook_url: webhook.url } });
+      const refused = refusedAsTheReferenceAllows(submitted, webhook.url);
+      if (refused) {
+        throw new CheckSkipped(
+          `the deployment refuses the receiver's address ${webhook.url} (callback addresses must be https and not internal, as the reference says); give a public https --webhook-url, or start the emulator with --allow-insecure-webhooks`,
+        );
+      }
+      needAnswer(submitted);
       const { task } = await pollUntilTerminal(ctx, body<TaskBody>(submitted).id, 11 * 60);
       // Failures below are about the callback, not an answer: they name the submission that asked for it.
       await webhook.waitFor(before + 1, 30);

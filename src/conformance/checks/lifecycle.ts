@@ -1,7 +1,6 @@
 import Big from 'big.js';
 import type { Check } from '../types.ts';
-import { body, notesInput, pollUntilTerminal, POINTS } from './shared.ts';
-import type { TaskBody } from './shared.ts';
+import { notesInput, pollUntilTerminal, POINTS, submitTask } from './shared.ts';
 
 export const lifecycleChecks: Check[] = [
   {
@@ -10,8 +9,8 @@ export const lifecycleChecks: Check[] = [
     title: 'a task polled as advised (3 s, growing to 30 s) reaches a terminal state within its maximum time, settled',
     cost: 40,
     async run(ctx) {
-      const submitted = await ctx.api.request('POST', '/v1/tasks', { body: notesInput() });
-      const { task, intervals, last } = await pollUntilTerminal(ctx, body<TaskBody>(submitted).id, 11 * 60);
+      const { task: submitted } = await submitTask(ctx, notesInput());
+      const { task, intervals, last } = await pollUntilTerminal(ctx, submitted.id, 11 * 60);
       ctx.expect((intervals[0] ?? 0) >= 3 && intervals.every((i) => i <= 30), 'polled at 3 s growing to at most 30 s', null, '3..30', intervals);
       ctx.expect(task.finished_at !== null, 'finished_at set', last, 'a time', task.finished_at);
       for (const value of Object.values(task.points)) ctx.expect(POINTS.test(value), 'three decimals', last, 'd.ddd', value);

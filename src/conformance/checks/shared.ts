@@ -1,3 +1,4 @@
+import { CheckFailure } from '../client.ts';
 import type { Exchange } from '../client.ts';
 import type { CheckContext } from '../types.ts';
 
@@ -23,11 +24,38 @@ export interface TaskBody {
 
 export const body = <T>(exchange: Exchange): T => exchange.json as T;
 
-/** Submits a task and cancels it again at once, so a real deployment refunds it. */
-export async function submitAndCancel(ctx: CheckContext, payload: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ submitted: Exchange; canceled: Exchange }> {
+/** The error code and message of an answer, in the general shape or the Messages one; empty when it has none. */
+export function errorOf(exchange: Exchange): { code?: string; message?: string } {
+  const error = (exchange.json as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
+  const code = typeof error?.code === 'string' ? error.code : typeof error?.type === 'string' ? error.type : undefined;
+  const message = typeof error?.message === 'string' ? error.message : undefined;
+  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) };
+}
+
+/**
+ * An answer the check needs before it can check anything further (the submission of a task it then reads, say):
+ * any other status ends the check here, naming this request, its status and error. Going on would only fail
+ * later on what is missing (`GET /v1/tasks/undefined`), naming a request that is not the cause.
+ */
+export function needAnswer(exchange: Exchange, status = 200): void {
+  if (exchange.status === status) return;
+  const { code, message } = errorOf(exchange);
+  const error = `${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`;
+  throw new CheckFailure(`${exchange.method} ${exchange.path} answered ${exchange.status}${error}, not ${status}`, exchange, status, exchange.status);
+}
+
+/** Submits a task the check goes on with: anything but 200 ends the check, naming the submission. */
+export async function submitTask(ctx: CheckContext, payload: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ submitted: Exchange; task: TaskBody }> {
   const submitted = await ctx.api.request('POST', '/v1/tasks', { body: payload, headers });
-  ctx.expect(submitted.status === 200, 'submit answers 200', submitted, 200, submitted.status);
-  const canceled = await ctx.api.request('POST', `/v1/tasks/${body<TaskBody>(submitted).id}/cancel`);
+  needAnswer(submitted);
+  return { submitted, task: body<TaskBody>(submitted) };
+}
+
+/** Submits a task and cancels it again at once, so a real deployment refunds it; either answer not 200 ends the check. */
+export async function submitAndCancel(ctx: CheckContext, payload: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ submitted: Exchange; canceled: Exchange }> {
+  const { submitted, task } = await submitTask(ctx, payload, headers);
+  const canceled = await ctx.api.request('POST', `/v1/tasks/${task.id}/cancel`);
+  needAnswer(canceled);
   return { submitted, canceled };
 }
 
@@ -56,6 +84,7 @@ export async function pollUntilTerminal(
     waited += interval;
     intervals.push(interval);
     const got = await ctx.api.request('GET', `/v1/tasks/${id}`);
+    needAnswer(got);
     const task = body<TaskBody>(got);
     if (TERMINAL.includes(task.status)) return { task, intervals, last: got };
     ctx.expect(waited < maxSeconds, `task ends within ${maxSeconds} s`, got, 'a terminal status', task.status);

@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { CheckFailure } from '../client.ts';
 import type { Check } from '../types.ts';
-import { body, expectError, notesInput, POINTS, submitAndCancel } from './shared.ts';
+import { body, expectError, needAnswer, notesInput, POINTS, submitAndCancel, submitTask } from './shared.ts';
 import type { TaskBody } from './shared.ts';
 
 const unique = (): string => `conformance-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -29,11 +29,11 @@ export const taskChecks: Check[] = [
     title: 'a created task is readable at once, as submitted',
     cost: 40,
     async run(ctx) {
-      const submitted = await ctx.api.request('POST', '/v1/tasks', { body: notesInput(), headers: QUEUED });
-      const id = body<TaskBody>(submitted).id;
-      const got = await ctx.api.request('GET', `/v1/tasks/${id}`);
+      const { submitted, task } = await submitTask(ctx, notesInput(), QUEUED);
+      const got = await ctx.api.request('GET', `/v1/tasks/${task.id}`);
+      needAnswer(got);
       ctx.expect(got.text === submitted.text, 'GET shows the submitted task', got, submitted.json, got.json);
-      await ctx.api.request('POST', `/v1/tasks/${id}/cancel`);
+      await ctx.api.request('POST', `/v1/tasks/${task.id}/cancel`);
     },
   },
   {
@@ -45,11 +45,14 @@ export const taskChecks: Check[] = [
       const first = body<TaskBody>((await submitAndCancel(ctx, notesInput('a'), QUEUED)).submitted).id;
       const second = body<TaskBody>((await submitAndCancel(ctx, notesInput('b'), QUEUED)).submitted).id;
       const page = await ctx.api.request('GET', '/v1/tasks?limit=1&status=canceled');
+      needAnswer(page);
       const list = body<{ data: TaskBody[]; page: number; limit: number; has_more: boolean }>(page);
       ctx.expect(list.page === 1 && list.limit === 1 && list.has_more, 'page 1, limit 1, has_more', page, { page: 1, limit: 1, has_more: true }, list);
       ctx.expect(list.data[0]?.id === second, 'newest first', page, second, list.data[0]?.id);
-      const next = body<{ data: TaskBody[] }>(await ctx.api.request('GET', '/v1/tasks?limit=1&page=2&status=canceled'));
-      ctx.expect(next.data[0]?.id === first, 'page 2 holds the older task', null, first, next.data[0]?.id);
+      const nextPage = await ctx.api.request('GET', '/v1/tasks?limit=1&page=2&status=canceled');
+      needAnswer(nextPage);
+      const next = body<{ data: TaskBody[] }>(nextPage);
+      ctx.expect(next.data[0]?.id === first, 'page 2 holds the older task', nextPage, first, next.data[0]?.id);
       const bad = await ctx.api.request('GET', '/v1/tasks?limit=101');
       expectError(ctx, bad, 422, 'invalid_params');
     },
@@ -75,11 +78,12 @@ export const taskChecks: Check[] = [
     cost: 40,
     async run(ctx) {
       const key = unique();
-      const first = await ctx.api.request('POST', '/v1/tasks', { body: notesInput(), headers: { ...QUEUED, 'Idempotency-Key': key } });
+      const { task: first } = await submitTask(ctx, notesInput(), { ...QUEUED, 'Idempotency-Key': key });
       const replay = await ctx.api.request('POST', '/v1/tasks', { body: notesInput(), headers: { ...QUEUED, 'Idempotency-Key': key } });
+      needAnswer(replay);
       ctx.expect(replay.headers.get('idempotent-replayed') === 'true', 'Idempotent-Replayed: true', replay, 'true', replay.headers.get('idempotent-replayed'));
-      ctx.expect(body<TaskBody>(replay).id === body<TaskBody>(first).id, 'the first task', replay, body<TaskBody>(first).id, body<TaskBody>(replay).id);
-      await ctx.api.request('POST', `/v1/tasks/${body<TaskBody>(first).id}/cancel`);
+      ctx.expect(body<TaskBody>(replay).id === first.id, 'the first task', replay, first.id, body<TaskBody>(replay).id);
+      await ctx.api.request('POST', `/v1/tasks/${first.id}/cancel`);
     },
   },
   {
@@ -89,10 +93,10 @@ export const taskChecks: Check[] = [
     cost: 40,
     async run(ctx) {
       const key = unique();
-      const first = await ctx.api.request('POST', '/v1/tasks', { body: notesInput('x'), headers: { ...QUEUED, 'Idempotency-Key': key } });
+      const { task: first } = await submitTask(ctx, notesInput('x'), { ...QUEUED, 'Idempotency-Key': key });
       const other = await ctx.api.request('POST', '/v1/tasks', { body: notesInput('y'), headers: { ...QUEUED, 'Idempotency-Key': key } });
       expectError(ctx, other, 409, 'idempotency_conflict');
-      await ctx.api.request('POST', `/v1/tasks/${body<TaskBody>(first).id}/cancel`);
+      await ctx.api.request('POST', `/v1/tasks/${first.id}/cancel`);
     },
   },
   {

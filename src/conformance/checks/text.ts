@@ -1,6 +1,6 @@
 import type { Exchange } from '../client.ts';
 import type { Check, CheckContext } from '../types.ts';
-import { expectError } from './shared.ts';
+import { errorOf, expectError, needAnswer } from './shared.ts';
 
 /** The text model the text checks call (`--text-model`). */
 /**
@@ -20,7 +20,7 @@ const chat = (extra: Record<string, unknown> = {}): Record<string, unknown> => (
 const json = (e: { data: string }): Record<string, unknown> => JSON.parse(e.data) as Record<string, unknown>;
 
 function expectStream(ctx: CheckContext, res: Exchange): void {
-  ctx.expect(res.status === 200, 'answers 200', res, 200, res.status);
+  needAnswer(res);
   ctx.expect((res.headers.get('content-type') ?? '').startsWith('text/event-stream'), 'text/event-stream', res, 'text/event-stream', res.headers.get('content-type'));
   ctx.expect((res.headers.get('cache-control') ?? '').includes('no-cache'), 'Cache-Control: no-cache', res, 'no-cache', res.headers.get('cache-control'));
   ctx.expect(res.headers.get('x-accel-buffering') === 'no', 'X-Accel-Buffering: no', res, 'no', res.headers.get('x-accel-buffering'));
@@ -48,6 +48,7 @@ export const textChecks: Check[] = [
     cost: 1,
     async run(ctx) {
       const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat() });
+      needAnswer(res);
       const answer = res.json as { id: string; model: string; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
       ctx.expect(/^svcchat_/.test(answer.id), 'id svcchat_…', res, 'svcchat_…', answer.id);
       ctx.expect(answer.usage.total_tokens === answer.usage.prompt_tokens + answer.usage.completion_tokens, 'usage adds up', res, 'total = prompt + completion', answer.usage);
@@ -60,6 +61,7 @@ export const textChecks: Check[] = [
     cost: 1,
     async run(ctx) {
       const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat({ max_tokens: 1 }) });
+      needAnswer(res);
       const choice = (res.json as { choices: { finish_reason: string }[] }).choices[0];
       ctx.expect(choice?.finish_reason === 'length', 'finish_reason length', res, 'length', choice?.finish_reason);
     },
@@ -102,6 +104,7 @@ export const textChecks: Check[] = [
     cost: 1,
     async run(ctx) {
       const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', max_output_tokens: 16 } });
+      needAnswer(res);
       const answer = res.json as { id: string; store: boolean };
       ctx.expect(/^svcresp_/.test(answer.id) && answer.store === false, 'svcresp_ id and store false', res, { store: false }, answer);
     },
@@ -114,8 +117,8 @@ export const textChecks: Check[] = [
     async run(ctx) {
       for (const extra of [{ previous_response_id: 'svcresp_x' }, { tools: [] }]) {
         const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', ...extra } });
-        const error = (res.json as { error?: { code?: string } }).error;
-        ctx.expect(res.status === 422 && error?.code === 'invalid_params', `${Object.keys(extra)[0]} is 422 invalid_params`, res, { status: 422, code: 'invalid_params' }, { status: res.status, code: error?.code });
+        const { code } = errorOf(res);
+        ctx.expect(res.status === 422 && code === 'invalid_params', `${Object.keys(extra)[0]} is 422 invalid_params`, res, { status: 422, code: 'invalid_params' }, { status: res.status, code });
       }
     },
   },
@@ -152,8 +155,9 @@ export const textChecks: Check[] = [
         body: { model: textModel.id, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] },
         headers: { 'x-api-key': ctx.api.key, 'anthropic-version': '2023-06-01' },
       });
+      needAnswer(res);
       const answer = res.json as { id: string; stop_reason: string };
-      ctx.expect(res.status === 200 && /^svcmsg_/.test(answer.id), 'svcmsg_ id with x-api-key', res, 'svcmsg_…', answer.id);
+      ctx.expect(/^svcmsg_/.test(answer.id), 'svcmsg_ id with x-api-key', res, 'svcmsg_…', answer.id);
       ctx.expect(MESSAGE_STOP_REASONS.includes(answer.stop_reason), 'a stop_reason', res, MESSAGE_STOP_REASONS.join('|'), answer.stop_reason);
       const missing = await ctx.api.request('POST', '/v1/messages', { body: { model: textModel.id, messages: [{ role: 'user', content: 'Hello' }] } });
       expectError(ctx, missing, 422, 'invalid_params');

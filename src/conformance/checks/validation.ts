@@ -1,5 +1,5 @@
 import type { Check } from '../types.ts';
-import { expectError } from './shared.ts';
+import { errorOf, expectError } from './shared.ts';
 
 const notes = (input: Record<string, unknown>): Record<string, unknown> => ({ model: 'social-notes-data', input: { agree: true, ...input } });
 const video = (input: Record<string, unknown>): Record<string, unknown> => ({ model: 'video-gen-2.0-fast', input: { prompt: 'p', ...input } });
@@ -52,8 +52,8 @@ export const validationChecks: Check[] = [
       for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/messages']) {
         for (const raw of ['[1,2]', '{not json']) {
           const res = await ctx.api.request('POST', path, { raw });
-          const error = (res.json as { error?: { code?: string } }).error;
-          ctx.expect(res.status === 400 && error?.code === 'bad_request', `${path} with ${raw} is 400 bad_request`, res, { status: 400, code: 'bad_request' }, { status: res.status, code: error?.code });
+          const { code } = errorOf(res);
+          ctx.expect(res.status === 400 && code === 'bad_request', `${path} with ${raw} is 400 bad_request`, res, { status: 400, code: 'bad_request' }, { status: res.status, code });
         }
       }
     },

@@ -1,5 +1,5 @@
 import type { Check } from '../types.ts';
-import { notesInput } from './shared.ts';
+import { errorOf, notesInput } from './shared.ts';
 
 const TEXT_BODY = { model: 'x', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -13,8 +13,8 @@ export const wireChecks: Check[] = [
       await ctx.api.request('GET', '/v1/tasks?limit=1');
       const missing = await ctx.api.request('GET', '/v1/tasks/T000000000000AAAAAA');
       ctx.expect(missing.status === 404, 'an unknown task is 404', missing, 404, missing.status);
-      const error = (missing.json as { error?: { code?: string } }).error;
-      ctx.expect(error?.code === 'not_found', 'error.code not_found', missing, 'not_found', error?.code);
+      const { code } = errorOf(missing);
+      ctx.expect(code === 'not_found', 'error.code not_found', missing, 'not_found', code);
     },
   },
   {
@@ -51,10 +51,10 @@ export const wireChecks: Check[] = [
     cost: 0,
     async run(ctx) {
       const chat = await ctx.api.request('POST', '/v1/chat/completions', { body: TEXT_BODY, key: 'sk-conformance-not-a-key' });
-      const error = (chat.json as { error?: Record<string, unknown> }).error ?? {};
+      const error = (chat.json as { error?: Record<string, unknown> } | undefined)?.error ?? {};
       ctx.expect(error['type'] === error['code'] && 'param' in error, 'chat errors have type = code and param', chat, 'type = code, param', error);
       const messages = await ctx.api.request('POST', '/v1/messages', { body: { ...TEXT_BODY, max_tokens: 5 }, key: 'sk-conformance-not-a-key' });
-      const shape = messages.json as { type?: string; error?: { type?: string; code?: string } };
+      const shape = (messages.json ?? {}) as { type?: string; error?: { type?: string; code?: string } };
       ctx.expect(shape.type === 'error' && shape.error?.type === shape.error?.code, 'messages errors are {type: error, error: {type, code}}', messages, 'type error', shape);
     },
   },

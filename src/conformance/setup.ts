@@ -1,0 +1,99 @@
+import { unreachableReason } from './network.ts';
+
+/** The suite cannot start: an address that does not answer, a key or token refused. Nothing was checked. */
+export class ConformanceSetupError extends Error {}
+
+/** What each account the suite makes for itself through the control API holds: far more than every check spends. */
+export const FUNDED_POINTS = '100000.000';
+
+export interface Admin {
+  url: string;
+  token: string;
+}
+
+export interface Setup {
+  apiKey: string;
+  secondKey: string | undefined;
+  /** The account the suite made for itself through the control API; null when it runs as the given key. */
+  account: { id: string; points: string; webhookSecret: string } | null;
+}
+
+/**
+ * Before any check: each address answers (once, so a deployment that is down is one clear line, not a failure per
+ * check), and the key is accepted. With the control API the suite runs as a fresh account it funds there, and
+ * makes a second one for the isolation checks: on the emulator points are not real, so no budget applies.
+ */
+export async function prepare(options: {
+  baseUrl: string;
+  apiKey?: string;
+  secondApiKey?: string;
+  admin?: Admin;
+  timeoutMs: number;
+}): Promise<Setup> {
+  const { baseUrl, admin, timeoutMs } = options;
+  for (const [name, url] of [['baseUrl', baseUrl], ['admin.url', admin?.url]] as const) {
+    if (url !== undefined && !/^https?:\/\/[^/]/.test(url)) throw new ConformanceSetupError(`${name} must start with http:// or https:// (got ${url})`);
+  }
+  let account: Setup['account'] = null;
+  let apiKey = options.apiKey;
+  let secondKey = options.secondApiKey;
+  if (admin) {
+    const health = await reach(admin.url, `${admin.url}/_emulator/health`, {}, timeoutMs);
+    if (health.status === 404) throw new ConformanceSetupError(`${admin.url} has no control API (GET /_emulator/health answered 404); the admin address is the emulator's own`);
+    const mine = await fundAccount(admin, timeoutMs);
+    account = { id: mine.id, points: FUNDED_POINTS, webhookSecret: mine.webhookSecret };
+    apiKey = mine.key;
+    secondKey ??= (await fundAccount(admin, timeoutMs)).key;
+  }
+  if (!apiKey) throw new ConformanceSetupError('needs an API key, or the control API to make one');
+  const probe = await reach(baseUrl, `${baseUrl}/v1/tasks?limit=1`, { Authorization: `Bearer ${apiKey}` }, timeoutMs);
+  if (probe.status === 401) {
+    const { code } = errorOf(probe);
+    throw new ConformanceSetupError(`${baseUrl} refused the API key (GET /v1/tasks answered 401${code ? ` ${code}` : ''})`);
+  }
+  return { apiKey, secondKey, account };
+}
+
+/** A fresh account funded with FUNDED_POINTS, and a key of it. */
+async function fundAccount(admin: Admin, timeoutMs: number): Promise<{ id: string; key: string; webhookSecret: string }> {
+  const account = (await control(admin, '/_emulator/accounts', { points: FUNDED_POINTS }, timeoutMs)) as { id: string; webhook_secret: string };
+  const key = (await control(admin, `/_emulator/accounts/${account.id}/keys`, {}, timeoutMs)) as { key: string };
+  return { id: account.id, key: key.key, webhookSecret: account.webhook_secret };
+}
+
+async function control(admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+  const headers = { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' };
+  const res = await reach(admin.url, `${admin.url}${path}`, headers, timeoutMs, JSON.stringify(body));
+  if (res.status === 401) throw new ConformanceSetupError(`the control API at ${admin.url} refused the admin token (401)`);
+  if (res.status !== 201) {
+    const { code, message } = errorOf(res);
+    throw new ConformanceSetupError(`the control API at ${admin.url}: POST ${path} answered ${res.status}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`);
+  }
+  return res.json;
+}
+
+interface Answer {
+  status: number;
+  /** The parsed JSON body, or undefined. */
+  json: unknown;
+}
+
+/** One request, its whole answer read; no answer at all is a setup error saying why, from the error's cause. */
+async function reach(origin: string, url: string, headers: Record<string, string>, timeoutMs: number, body?: string): Promise<Answer> {
+  try {
+    const res = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers, signal: AbortSignal.timeout(timeoutMs), ...(body === undefined ? {} : { body }) });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json };
+  } catch (err) {
+    throw new ConformanceSetupError(`cannot reach ${origin} (${unreachableReason(err, timeoutMs)})`);
+  }
+}
+
+const errorOf = (answer: Answer): { code?: string; message?: string } =>
+  (answer.json as { error?: { code?: string; message?: string } } | undefined)?.error ?? {};

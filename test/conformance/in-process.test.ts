@@ -1,0 +1,48 @@
+import { createEmulator } from 'svc-emulator';
+import { ALL_CHECKS, runConformance } from 'svc-emulator/conformance';
+import { expect, it } from 'vitest';
+
+// The README's in-process snippet ("Conformance suite"), call for call, as an integrator's vitest suite runs it:
+// the package imported by name, an emulator made in-process, the suite against it.
+
+it("runs the README's snippet: every check passes, none skipped", async () => {
+  // -- the snippet --
+  const emulator = await createEmulator({ clock: 'manual', adminToken: 'adm', allowInsecureWebhooks: true });
+  const baseUrl = await emulator.listen(0);
+  const report = await runConformance({ baseUrl, admin: { url: baseUrl, token: 'adm' } });
+  await emulator.close();
+  expect(report.failed).toBe(0);
+  expect(report.skipped).toBe(0);
+  // -- end of the snippet --
+
+  expect(report.passed).toBe(ALL_CHECKS.length);
+  // It ran as its own account, funded through the control API, under no budget.
+  expect(report.account?.id).toMatch(/^acct_[a-z0-9]+$/);
+  expect(report.budget).toBeNull();
+}, 60_000);
+
+it('against an emulator that refuses http callback addresses, skips the callback check saying why, and fails nothing', async () => {
+  // The README's earlier snippet: no allowInsecureWebhooks, a key and a budget. The emulator then refuses the
+  // suite's receiver (http://127.0.0.1:…) as the real service does: that is conformance, so a skip, not a failure.
+  const emulator = await createEmulator({ clock: 'manual', adminToken: 'adm' });
+  try {
+    const baseUrl = await emulator.listen(0);
+    const report = await runConformance({ baseUrl, apiKey: 'sk-emulator-demo', admin: { url: baseUrl, token: 'adm' }, budget: 100_000 });
+    expect(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.failure?.message])).toEqual([]);
+    const skipped = report.results.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => r.id)).toEqual(['callbacks.terminal.signed-once']);
+    expect(skipped[0]?.reason).toMatch(/^the deployment refuses the receiver's address http:\/\/127\.0\.0\.1:\d+\/ \(callback addresses must be https and not internal/);
+    expect(skipped[0]?.reason).toContain('--allow-insecure-webhooks');
+    expect(report.passed).toBe(ALL_CHECKS.length - 1);
+
+    // The emulator's call records of the suite's account: the refused submission was the last request (the
+    // callback check runs last and stopped there), and nothing ever asked for a task it did not get.
+    const res = await fetch(`${baseUrl}/_emulator/records?account=${report.account?.id ?? 'none'}&limit=1000`, { headers: { Authorization: 'Bearer adm' } });
+    const calls = ((await res.json()) as { data: { method: string; path: string; status: number; error_code: string | null }[] }).data;
+    expect(calls.length).toBeGreaterThan(40);
+    expect(calls[0]).toMatchObject({ method: 'POST', path: '/v1/tasks', status: 422, error_code: 'invalid_params' });
+    expect(calls.filter((c) => c.path.includes('undefined'))).toEqual([]);
+  } finally {
+    await emulator.close();
+  }
+}, 60_000);
