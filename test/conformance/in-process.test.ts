@@ -1,5 +1,6 @@
 import { createEmulator } from 'svc-emulator';
 import { ALL_CHECKS, runConformance } from 'svc-emulator/conformance';
+import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
 // The README's in-process snippet ("Conformance suite"), call for call, as an integrator's vitest suite runs it:
@@ -46,3 +47,13 @@ it('against an emulator that refuses http callback addresses, skips the callback
     await emulator.close();
   }
 }, 60_000);
+
+it('is the snippet the README shows', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = /In your own test suite[^\n]*\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const test = readFileSync(new URL(import.meta.url), 'utf8');
+  const snippet = /-- the snippet --\n([\s\S]*?)\s*\/\/ -- end of the snippet --/.exec(test)?.[1];
+  const lines = (text: string | undefined): string[] => (text ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('import '));
+  expect(lines(snippet).length).toBeGreaterThan(3);
+  expect(lines(block)).toEqual(lines(snippet));
+});
