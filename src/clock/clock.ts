@@ -28,6 +28,8 @@ export interface Clock {
    * jump reached, once the work started during it has settled.
    */
   advance(ms: number): Promise<number>;
+  /** `advance` in seconds, the unit of the control API's `POST /_emulator/clock/advance {seconds}`. */
+  advanceSeconds(seconds: number): Promise<number>;
   /**
    * Runs every job already due, without moving time (in manual mode nothing else would run them until the next
    * advance). Resolves once no work is in flight: "let everything due now happen", for tests and tools.
@@ -211,6 +213,10 @@ export function createClock(options: ClockOptions): Clock {
       // this advance left the clock, whatever later ones did meanwhile.
       await Promise.allSettled(batch);
       return reached;
+    },
+    advanceSeconds(seconds) {
+      if (!(seconds >= 0)) return Promise.reject(new RangeError('advanceSeconds needs a non-negative number of seconds'));
+      return this.advance(seconds * 1000);
     },
     async stop() {
       stopped = true;

@@ -11,6 +11,16 @@ describe('manual clock', () => {
     expect(clock.now()).toBe(T0 + 90_000);
   });
 
+  it('advances in seconds too, the control API unit, running what falls due on the way', async () => {
+    const clock = createClock({ mode: 'manual', startMs: T0 });
+    const ran: number[] = [];
+    clock.at(T0 + 59_000, () => void ran.push(clock.now()));
+    expect(await clock.advanceSeconds(60)).toBe(T0 + 60_000);
+    expect(ran).toEqual([T0 + 59_000]);
+    await expect(clock.advanceSeconds(-1)).rejects.toThrow(RangeError);
+    expect(clock.now()).toBe(T0 + 60_000);
+  });
+
   it('runs due jobs in time order, each at its own time', async () => {
     const clock = createClock({ mode: 'manual', startMs: T0 });
     const seen: [string, number][] = [];
