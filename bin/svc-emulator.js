@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// The installed package runs its compiled JavaScript (dist/, built by `npm pack`); a checkout without a build
-// runs the TypeScript sources through tsx, a development dependency.
+// A checkout runs its TypeScript sources through tsx (a development dependency), so an edit needs no build. An
+// installed package (from the registry, a tarball or a git dependency, whose `files` leave src/ out) runs the
+// JavaScript compiled into dist/ when it was packed.
 import { existsSync } from 'node:fs';
 
+const source = new URL('../src/cli/main.ts', import.meta.url);
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(compiled)) {
+const tsx = existsSync(source) ? await import('tsx/esm/api').catch(() => null) : null;
+if (tsx) {
+  tsx.register();
+  await import(source.href);
+} else if (existsSync(compiled)) {
   await import(compiled.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../src/cli/main.ts');
+  console.error('svc-emulator: neither dist/ (npm run build) nor src/ with tsx (npm ci) is here: reinstall the package');
+  process.exit(2);
 }
