@@ -132,7 +132,9 @@ try {
     if (idempotencyKey) db.idempotency.put(from.account_id, idempotencyKey, { task_id: id, model: from.task.model, input: '{}' });
     for (const entry of entriesOf.get(from.task.id) ?? []) {
       ledgerId += 1;
-      db.ledger.restore({ ...entry, id: ledgerId, task_id: id, at: formatTime(createdMs) });
+      // Without its account number: the copy is numbered after the account's last entry.
+      const { n: _n, ...copy } = entry;
+      db.ledger.restore({ ...copy, id: ledgerId, task_id: id, at: formatTime(createdMs) });
       // What the copy took from available for good: its freeze, less what came back.
       const change = entry.kind === 'freeze' ? milli(entry.points) : entry.kind === 'refund' ? -milli(entry.points) : 0n;
       charged.set(entry.account_id, (charged.get(entry.account_id) ?? 0n) + change);

@@ -2,6 +2,7 @@ export { toPoints, add, sub, mul, cmp, isNegative, ZERO } from './points.ts';
 export type { Points } from './points.ts';
 export { applyMovement } from './ledger.ts';
 export type { LedgerEntry, LedgerKind, Balances } from './ledger.ts';
+export type { RestoredEntry } from './ledger-records.ts';
 export { freezeAmount } from './freeze.ts';
 export type { PriceRule } from './freeze.ts';
 export { chargeFor, tokensPerSecond } from './settle.ts';

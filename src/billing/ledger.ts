@@ -22,7 +22,10 @@ import type { Points } from './points.ts';
 export type LedgerKind = 'fund' | 'freeze' | 'charge' | 'refund' | 'collect';
 
 export interface LedgerEntry {
+  /** The entry's place among every account's entries, in the order written (gaps within one account). */
   id: number;
+  /** The entry's number in its account's ledger: 1, 2, 3, … without gaps, in the order written. */
+  n: number;
   account_id: string;
   kind: LedgerKind;
   points: Points;

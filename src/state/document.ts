@@ -23,6 +23,10 @@ export interface StateDocument {
   keys: StoredKey[];
   tasks: StoredTask[];
   idempotency: (IdempotencyRecord & { account_id: string; key: string })[];
+  /**
+   * Every account's entries in the order written, each with its account's number `n`. A document written before
+   * the numbers has none: the import numbers each account's entries in document order.
+   */
   ledger: LedgerEntry[];
   files: StoredFile[];
   deliveries: StoredDelivery[];

@@ -5,18 +5,26 @@ import type { Driver, SqlValue } from './driver.ts';
 /**
  * What a store check reads: SQLite's own check of every page and index, then each account's balances beside the
  * sums of its ledger (a changed digit in a balance is no damage to SQLite, but breaks `funded = available +
- * frozen + charged`). The reads are plain SQL so they run the same on the emulator's connection and in a worker.
+ * frozen + charged`), then each account's ledger numbers, which run 1, 2, 3, … without a gap (the unique index
+ * rules out a number twice; this reads that index alone). The reads are plain SQL so they run the same on the
+ * emulator's connection and in a worker. A store opened read-only before its migration has no numbers yet.
  */
-const queries = (full: boolean): string[] => [
+const queries = (full: boolean, numbered = true): string[] => [
   full ? 'PRAGMA integrity_check' : 'PRAGMA quick_check',
   'SELECT body FROM accounts',
   'SELECT account_id, kind, sum(milli) FROM ledger GROUP BY account_id, kind',
+  numbered
+    ? 'SELECT account_id, count(*), min(n), max(n) FROM ledger GROUP BY account_id HAVING min(n) <> 1 OR max(n) <> count(*)'
+    : 'SELECT 1 WHERE 0',
 ];
+
+const hasNumbers = (driver: Driver): boolean =>
+  Number(driver.prepare("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = 'n'").get()?.[0]) > 0;
 
 /** Thousandths of a point from a three-decimal string, exactly (`-1.500` → -1500n). */
 const milli = (points: unknown): bigint | null => (typeof points === 'string' && /^-?\d+\.\d{3}$/.test(points) ? BigInt(points.replace('.', '')) : null);
 
-function problemsIn([pages = [], accounts = [], sums = []]: SqlValue[][][]): string[] {
+function problemsIn([pages = [], accounts = [], sums = [], misnumbered = []]: SqlValue[][][]): string[] {
   // SQLite's lines can hold line breaks ("*** in database main ***\nTree 26 page 26: ..."): one line each here.
   const problems = pages.map((row) => String(row[0]).replace(/\s*\n\s*/g, ' ')).filter((line) => line !== 'ok').slice(0, 5);
   const byAccount = new Map<string, Record<string, bigint>>();
@@ -37,13 +45,16 @@ function problemsIn([pages = [], accounts = [], sums = []]: SqlValue[][][]): str
       }
     }
   }
+  for (const [account, count, first, last] of misnumbered) {
+    problems.push(`account ${String(account)}: ${String(count)} ledger entries, numbered ${String(first)} to ${String(last)}`);
+  }
   return problems;
 }
 
 /** Checks a store on this connection; `full` runs SQLite's complete integrity check. Empty when all is well. */
 export function checkStore(driver: Driver, full = false): string[] {
   try {
-    return problemsIn(queries(full).map((sql) => driver.prepare(sql).all()));
+    return problemsIn(queries(full, hasNumbers(driver)).map((sql) => driver.prepare(sql).all()));
   } catch (err) {
     // Damage bad enough that a query of the check itself fails is the check's answer, not a crash.
     if (!/^SQLITE_(CORRUPT|NOTADB)/.test((err as { code?: string }).code ?? '')) throw err;

@@ -49,6 +49,20 @@ const MIGRATIONS: string[] = [
   CREATE INDEX calls_by_key ON calls (key, seq);
   CREATE TABLE scenarios (seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, body TEXT NOT NULL) STRICT;
   `,
+  // 2: each account's ledger numbered 1, 2, 3, … in `n`, beside the id every account shares (the order written).
+  // SQLite adds no NOT NULL column to a table with rows, so the table is rebuilt, an old store's entries numbered
+  // per account in id order.
+  `
+  CREATE TABLE ledger_numbered (
+    id INTEGER PRIMARY KEY, account_id TEXT NOT NULL, n INTEGER NOT NULL, kind TEXT NOT NULL, milli INTEGER NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  INSERT INTO ledger_numbered (id, account_id, n, kind, milli, body)
+    SELECT id, account_id, row_number() OVER (PARTITION BY account_id ORDER BY id), kind, milli, body FROM ledger ORDER BY id;
+  DROP TABLE ledger;
+  ALTER TABLE ledger_numbered RENAME TO ledger;
+  CREATE UNIQUE INDEX ledger_numbers ON ledger (account_id, n);
+  `,
 ];
 
 /** The schema version this code writes; a store of a newer one is refused. */
@@ -60,13 +74,13 @@ export type DataTable = (typeof DATA_TABLES)[number];
 
 export class StoreVersionError extends Error {}
 
-/** Brings the schema to SCHEMA_VERSION; returns the version the store had. */
-export function migrate(driver: Driver, where: string): number {
+/** Brings the schema to `to` (SCHEMA_VERSION; a test builds an older store with less); returns the version the store had. */
+export function migrate(driver: Driver, where: string, to = SCHEMA_VERSION): number {
   const version = Number(driver.prepare('PRAGMA user_version').get()?.[0] ?? 0);
   if (version > SCHEMA_VERSION) {
     throw new StoreVersionError(`${where}: store schema version ${version} is newer than this emulator understands (${SCHEMA_VERSION}); use a newer svc-emulator`);
   }
-  for (let next = version; next < SCHEMA_VERSION; next += 1) {
+  for (let next = version; next < to; next += 1) {
     driver.exec('BEGIN IMMEDIATE');
     try {
       driver.exec(MIGRATIONS[next] as string);

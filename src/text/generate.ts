@@ -1,5 +1,6 @@
 import { createRandom } from '../random/index.ts';
-import { sampleJson, WORDS } from './json-sample.ts';
+import type { Random } from '../random/index.ts';
+import { sampleJson, VOCABULARY as V } from './json-sample.ts';
 import { countInputTokens, toPieces } from './tokens.ts';
 
 /** A text call in the emulator's terms, whatever format it came in. */
@@ -53,8 +54,8 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   let text: string;
   if (overrides.text !== undefined) text = overrides.text;
   else if (request.responseFormat?.type === 'json_schema') text = JSON.stringify(sampleJson(request.responseFormat.schema, random));
-  else if (request.responseFormat?.type === 'json_object') text = JSON.stringify({ answer: sentence(random, 8) });
-  else text = prose(random, overrides.outputTokens ?? 24 + random.int(40));
+  else if (request.responseFormat?.type === 'json_object') text = JSON.stringify({ answer: sentence(random, 8, topicOf(request.prompt, random)) });
+  else text = prose(random, overrides.outputTokens ?? 24 + random.int(40), topicOf(request.prompt, random));
 
   const stops = request.stop
     .filter((stop) => stop !== '')
@@ -73,20 +74,92 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   return { pieces, finish: 'stop', stopSequence: null, toolCall: null, inputTokens };
 }
 
-function sentence(random: ReturnType<typeof createRandom>, words: number): string {
-  const list: string[] = Array.from({ length: words }, () => WORDS[random.int(WORDS.length)] ?? 'word');
-  const first = list[0] ?? 'The';
-  list[0] = first.charAt(0).toUpperCase() + first.slice(1);
-  return `${list.join(' ')}.`;
+const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
+
+/** Words too common to be a prompt's topic: function words and what prompts ask (explain, write, list, …). */
+const COMMON = new Set(
+  ('about above across after again also among another answer around because been before being below best between both ' +
+    'brief briefly could describe does doing each every explain from give good have help here into just know like list ' +
+    'make many more most much must need only other over please plain really sentence sentences should show some such ' +
+    'tell than that their them then there these they thing things this those through under using very want well what ' +
+    'when where which while will with within without word words work works would write your').split(' '),
+);
+
+/** A word of the prompt's last text for the answer to echo (4 to 12 letters, not a common one), or null. */
+function topicOf(prompt: string[], random: Random): string | null {
+  const words = (prompt.at(-1) ?? '').match(/\b[A-Za-z]{4,12}\b/g) ?? [];
+  const candidates = [...new Set(words.map((word) => word.toLowerCase()))].filter((word) => !COMMON.has(word));
+  return candidates.length > 0 ? pick(random, candidates) : null;
 }
 
-function prose(random: ReturnType<typeof createRandom>, tokens: number): string {
+/** A noun phrase of `size` words (1 to 3): a pronoun or a plural alone, else a determiner, maybe an adjective, a noun. */
+function nounPhrase(random: Random, size: number, role: 'subject' | 'object', topic: string | null): string[] {
+  if (size === 1) return [pick(random, role === 'subject' ? V.pronouns : V.masses)];
+  // The topic may be any kind of word: "the" reads with most of them.
+  const onTopic = topic !== null && role === 'object' && random.int(3) === 0;
+  const noun = onTopic ? topic : pick(random, V.nouns);
+  const words = size === 3 ? [pick(random, V.adjectives), noun] : [noun];
+  const determiner = onTopic ? 'the' : pick(random, V.determiners);
+  return [determiner === 'a' && /^[aeiou]/.test(words[0] ?? '') ? 'an' : determiner, ...words];
+}
+
+/** Subject, verb, object in exactly `size` words (3 to 7). */
+function clause(random: Random, size: number, topic: string | null): string[] {
+  const low = Math.max(1, size - 4);
+  const subject = low + random.int(Math.min(3, size - 2) - low + 1);
+  return [...nounPhrase(random, subject, 'subject', topic), pick(random, V.verbs), ...nounPhrase(random, size - 1 - subject, 'object', topic)];
+}
+
+/**
+ * A sentence of exactly `words` words (each one output token): an opener now and then, clauses joined by a comma
+ * and a connective, a closing phrase now and then; capitalised, ending with a full stop.
+ */
+function sentence(random: Random, words: number, topic: string | null): string {
+  const out: string[] = [];
+  if (words === 1) out.push(...pick(random, V.oneWord));
+  else if (words === 2) out.push(...pick(random, V.twoWords));
+  else {
+    let left = words;
+    if (left >= 6 && random.int(3) === 0) {
+      const opener = pick(random, V.openers);
+      out.push(...opener.slice(0, -1), `${opener.at(-1) ?? ''},`);
+      left -= opener.length;
+    }
+    let closer: readonly string[] = [];
+    if (left >= 6 && random.int(3) === 0) {
+      closer = topic !== null && random.int(2) === 0 ? ['for', 'the', topic] : pick(random, V.closers);
+      left -= closer.length;
+    }
+    // Clauses of 3 to 7 words: each one before the last leaves the rest at least 3 words and the connective.
+    while (left > 7) {
+      const high = Math.min(7, left - 4);
+      const low = Math.min(Math.max(3, left - 8), high);
+      const size = low + random.int(high - low + 1);
+      const parts = clause(random, size, topic);
+      out.push(...parts.slice(0, -1), `${parts.at(-1) ?? ''},`, pick(random, V.connectives));
+      left -= size + 1;
+    }
+    out.push(...clause(random, left, topic), ...closer);
+  }
+  const text = out.join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+/** `tokens` words of sentences of 5 to 16 words; from 60 tokens on, in paragraphs of 3 to 5 sentences. */
+function prose(random: Random, tokens: number, topic: string | null): string {
   const sentences: string[] = [];
-  let left = tokens;
-  while (left > 0) {
-    const length = Math.min(left, 6 + random.int(10));
-    sentences.push(sentence(random, length));
+  for (let left = tokens; left > 0; ) {
+    // The last sentence takes what is left, so every sentence before it leaves at least 5 words.
+    const length = left <= 16 ? left : 5 + random.int(Math.min(16, left - 5) - 4);
+    sentences.push(sentence(random, length, topic));
     left -= length;
   }
-  return sentences.join(' ');
+  if (tokens < 60) return sentences.join(' ');
+  const paragraphs: string[] = [];
+  for (let i = 0; i < sentences.length; ) {
+    const size = 3 + random.int(3);
+    paragraphs.push(sentences.slice(i, i + size).join(' '));
+    i += size;
+  }
+  return paragraphs.join('\n\n');
 }

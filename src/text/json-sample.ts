@@ -38,9 +38,31 @@ export function sampleJson(schema: Schema | undefined, random: Random, depth = 0
   }
 }
 
-export const WORDS = [
-  'the', 'a', 'clear', 'plan', 'works', 'best', 'when', 'each', 'step', 'is', 'small', 'and', 'easy', 'to', 'check',
-  'first', 'then', 'next', 'finally', 'result', 'answer', 'question', 'you', 'asked', 'about', 'this', 'gives', 'good',
-  'simple', 'example', 'data', 'service', 'points', 'task', 'video', 'note', 'model', 'time', 'value', 'list', 'short',
-  'useful', 'detail', 'reason', 'because', 'so', 'it', 'can', 'help', 'with', 'your', 'work', 'today', 'well',
-] as const;
+/**
+ * The small vocabulary of generated text: a sentence is an opener, clauses of subject, verb and object joined by
+ * connectives, and a closing phrase, each part a few of these words. Every verb agrees with every subject (third
+ * person singular), so any pick reads as English. Strings of JSON samples are its nouns.
+ */
+export const VOCABULARY = {
+  /** A one-word subject. */
+  pronouns: ['it', 'this', 'that', 'everything'],
+  /**
+   * "the" and "a" the most often, as in English. "a" becomes "an" before a vowel: no word here starts with a
+   * silent h or a "you" sound, so the letter decides.
+   */
+  determiners: ['the', 'the', 'the', 'a', 'a', 'each', 'this', 'every', 'that'],
+  adjectives: ['clear', 'simple', 'small', 'helpful', 'careful', 'short', 'practical', 'steady', 'main', 'quick', 'final', 'good', 'solid', 'early', 'modest', 'broad'],
+  nouns: ['plan', 'step', 'answer', 'result', 'idea', 'detail', 'example', 'approach', 'question', 'change', 'draft', 'test', 'method', 'choice', 'list', 'summary', 'outline', 'review', 'note', 'point'],
+  /** A one-word object: plural or uncountable nouns, no determiner needed. */
+  masses: ['everything', 'results', 'progress', 'details', 'clarity', 'time', 'effort', 'feedback', 'practice', 'attention'],
+  verbs: ['shapes', 'supports', 'explains', 'improves', 'follows', 'changes', 'shows', 'needs', 'keeps', 'clarifies', 'simplifies', 'guides', 'strengthens', 'covers', 'frames', 'tests', 'answers', 'completes'],
+  /** Joins a clause to the one before it, after a comma. */
+  connectives: ['so', 'and', 'but', 'because', 'while', 'since'],
+  openers: [['first'], ['then'], ['next'], ['also'], ['still'], ['finally'], ['usually'], ['often'], ['in', 'practice'], ['in', 'short'], ['over', 'time'], ['for', 'example'], ['at', 'first'], ['as', 'before']],
+  closers: [['over', 'time'], ['with', 'care'], ['in', 'practice'], ['for', 'now'], ['in', 'the', 'end'], ['at', 'each', 'stage'], ['without', 'much', 'effort'], ['step', 'by', 'step']],
+  /** Whole sentences of one word, and of two. */
+  oneWord: [['indeed'], ['right'], ['agreed'], ['exactly'], ['sure']],
+  twoWords: [['that', 'helps'], ['it', 'works'], ['fair', 'enough'], ['good', 'point'], ['keep', 'going'], ['that', 'matters']],
+} as const;
+
+export const WORDS = VOCABULARY.nouns;

@@ -272,6 +272,8 @@ interface Task {
   error: { code: string; message: string } | null;
 }
 interface LedgerEntry {
+  id: number;
+  n: number;
   account_id: string;
   kind: 'fund' | 'freeze' | 'charge' | 'refund' | 'collect';
   points: string;
@@ -330,6 +332,9 @@ async function observe(t: TestEmulator, accounts: Account[], nowMs: number, chec
     tasks.push(...own);
 
     const entries = ledger['data'] as LedgerEntry[];
+    // Numbered 1, 2, 3, … within the account, in the order written, whatever the other accounts wrote between.
+    expect(entries.map((e) => e.n)).toEqual(entries.map((_, k) => k + 1));
+    expect(entries.map((e) => e.id)).toEqual(entries.map((e) => e.id).sort((a, b) => a - b));
     for (const entry of entries) {
       expect(entry.account_id).toBe(account.id);
       expect(entry.points).toMatch(THREE_DECIMALS);
