@@ -16,17 +16,17 @@ import type { AppConfig, AppDeps } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
-import { createScenarioRegistry, loadScenarioFiles } from './scenarios/index.ts';
+import { createScenarioRegistry, loadScenarioLibrary } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
 import { refundInterruptedTextCalls } from './text/index.ts';
 import { createSender, createSendPool, createWebhooks, keepDeliveriesFor, resolveWithDns } from './webhooks/index.ts';
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
-import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
-import type { ServerLimits } from './server/index.ts';
-import { checkStoreInBackground, damageMessage, openStore, storeFileKind, StoreOpenError } from './store/index.ts';
-import { exportState, importState, readJournalStore, readStateFile, setJournalStoreAside, writeStateFile } from './state/index.ts';
+import { createLimitedServer, fileBytes, followRequests, hurriable, LONG_FILE_BYTES, LONG_TASK_COUNT, resolveLimits, sizeText, startupSteps } from './server/index.ts';
+import type { ServerLimits, Step } from './server/index.ts';
+import { CHECK_AT_OPEN_BYTES, checkStoreInBackground, damageMessage, openStore, storeFileKind, StoreOpenError } from './store/index.ts';
+import { exportState, importState, journalStoreBytes, readJournalStore, readStateFile, setJournalStoreAside, writeStateFile } from './state/index.ts';
 import type { StateDocument } from './state/index.ts';
 import type { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
@@ -44,7 +44,10 @@ export interface EmulatorOptions {
   /** Makes ids and generated data repeatable. */
   seed?: string;
   bodyLimit?: string;
-  /** Folder of scenario files; default: the package's `scenarios/`. */
+  /**
+   * Scenarios added to the built-in ones (the package's `scenarios/`): a folder of `*.yaml`, `*.yml` and `*.json`
+   * files, or one file. One with a built-in's name replaces it (with a warning).
+   */
   scenariosDir?: string;
   /** How long uploaded and result files live (`expires_at`); default 7 days. */
   fileRetentionSeconds?: number;
@@ -111,21 +114,42 @@ export interface Emulator {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
-  const journal = options.db ? await journalToImport(options.db, options.journalStore) : null;
-  const store = openStore({
-    ...(options.db ? { path: options.db } : {}),
-    sync: options.storeSync ?? false,
-    ...(options.storeCheckAtOpenBytes !== undefined ? { checkAtOpenBytes: options.storeCheckAtOpenBytes } : {}),
-    onEffectError: (err) => log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`),
-  });
+  const step = startupSteps(options.logger ? (message) => options.logger?.info(message) : null);
+  // The scenarios first: a bad file stops the start before a big store is opened or imported.
+  const contract = createContract();
+  const library = loadScenarioLibrary(contract, options.scenariosDir);
+  for (const { name, file } of library.replaced) warn(`scenario '${name}' from ${file} replaces the built-in one`);
+  const journal = options.db ? await journalToImport(options.db, options.journalStore, step) : null;
+  const storeBytes = options.db ? fileBytes(options.db) : 0;
+  const checkAtOpenBytes = options.storeCheckAtOpenBytes ?? CHECK_AT_OPEN_BYTES;
+  const store = step(
+    `opening the store ${options.db ?? ''}`,
+    `${sizeText(storeBytes)}, ${storeBytes <= checkAtOpenBytes ? 'checked before it opens' : 'checked in the background once open'}`,
+    // A write-ahead log a killed emulator left is read on opening, too.
+    storeBytes + (options.db ? fileBytes(`${options.db}-wal`) : 0) >= LONG_FILE_BYTES,
+    () =>
+      openStore({
+        ...(options.db ? { path: options.db } : {}),
+        sync: options.storeSync ?? false,
+        checkAtOpenBytes,
+        onEffectError: (err) => log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`),
+      }),
+  );
   const db = repositories(store);
   if (journal) {
-    store.transaction(() => importState(db, journal.state));
+    step(`importing the journal store ${journal.from} into the store`, `${journal.state.tasks.length} tasks, ${journal.state.calls.length} call records`, journal.long, () =>
+      store.transaction(() => importState(db, journal.state)),
+    );
     warn(`imported the journal store ${journal.from} (${journal.state.tasks.length} tasks, ${journal.state.accounts.length} accounts)${journal.aside ? `; its files are in ${journal.aside}` : ''}`);
   }
   if (options.importState) {
-    const state = await readStateFile(options.importState);
-    store.transaction(() => importState(db, state));
+    const path = options.importState;
+    const bytes = fileBytes(path);
+    // Replacing a big store's records takes long too, however small the document.
+    await step(`importing the state document ${path}`, `${sizeText(bytes)}, replacing what the store holds`, bytes >= LONG_FILE_BYTES || storeBytes >= LONG_FILE_BYTES, async () => {
+      const state = await readStateFile(path);
+      store.transaction(() => importState(db, state));
+    });
   }
   const storedClock = store.meta.get<number>('clock_ms');
   const clock = createClock({
@@ -155,8 +179,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   });
   const random = createRandom(options.seed === undefined || starts === 1 ? options.seed : `${options.seed}#${starts}`);
   const adminToken = options.adminToken ?? ids.adminToken(createRandom());
-  const contract = createContract();
-  const scenarios = createScenarioRegistry(loadScenarioFiles(contract, options.scenariosDir), db.scenarios);
+  const scenarios = createScenarioRegistry(library.scenarios, db.scenarios);
   const blobs = createBlobStore(options.db ? join(dirname(options.db), 'files') : null);
   const files = createFileKeeper(clock, db, blobs);
   const config: AppConfig = {
@@ -173,7 +196,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   let backgroundCheck: Promise<void> = Promise.resolve();
   if (store.backgroundCheck && store.path) {
     const path = store.path;
-    backgroundCheck = checkStoreInBackground(path).then(
+    backgroundCheck = step(`checking the store ${path} in the background`, sizeText(fileBytes(path)), true, () => checkStoreInBackground(path)).then(
       (problems) => {
         if (problems.length === 0) return;
         config.storeDamage = damageMessage(path, problems);
@@ -207,7 +230,6 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     onError: (err) => log(`a callback attempt could not be recorded: ${String((err as Error)?.stack ?? err)}`),
   });
   const concurrency = createConcurrency();
-  concurrency.rebuild(db.tasks.unfinished());
   const interrupted = refundInterruptedTextCalls(db, clock.now());
   if (interrupted.length > 0) {
     warn(`refunded ${interrupted.length} text call(s) the last run stopped in the middle of: ${interrupted.slice(0, 5).join(', ')}`);
@@ -219,7 +241,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     finished(db, concurrency, key, stored.account_id, taken, stored.task.points.charged, atMs);
   });
   engine.onTerminal(webhooks.taskFinished);
-  engine.resume();
+  // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds.
+  const unfinished = Number(store.driver.prepare("SELECT count(*) FROM tasks WHERE status IN ('queued', 'processing')").get()?.[0] ?? 0);
+  step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, () => {
+    concurrency.rebuild(db.tasks.unfinished());
+    engine.resume();
+  });
   files.resume();
   webhooks.resume();
   keepRecordsFor30Days(clock, db);
@@ -292,7 +319,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     adminToken,
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
-      const server = createLimitedServer(app, limits);
+      const server = createLimitedServer(app, limits, warn);
       closeServer = followRequests(server);
       emulator.server = server;
       return new Promise((resolve, reject) => {
@@ -334,15 +361,21 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
  * The journal store to import before the store opens, if any: `db` itself when it is one (its files are set
  * aside first), else `journalStore` when `db` does not exist yet.
  */
-async function journalToImport(db: string, journalStore: string | undefined): Promise<{ state: StateDocument; from: string; aside: string | null } | null> {
+async function journalToImport(
+  db: string,
+  journalStore: string | undefined,
+  step: Step,
+): Promise<{ state: StateDocument; from: string; aside: string | null; long: boolean } | null> {
   const kind = storeFileKind(db);
   const from = kind === 'journal' ? db : kind === 'missing' && journalStore && storeFileKind(journalStore) === 'journal' ? journalStore : null;
   if (!from) return null;
+  const bytes = journalStoreBytes(from);
+  const long = bytes >= LONG_FILE_BYTES;
   let state: StateDocument;
   try {
-    state = await readJournalStore(from);
+    state = await step(`reading the journal store ${from}`, `${sizeText(bytes)}, imported once`, long, () => readJournalStore(from));
   } catch (err) {
     throw new StoreOpenError(`${from}: the journal store cannot be imported: ${(err as Error).message}`);
   }
-  return { state, from, aside: from === db ? setJournalStoreAside(db) : null };
+  return { state, from, aside: from === db ? setJournalStoreAside(db) : null, long };
 }

@@ -41,13 +41,16 @@ export function parseCommandArgs<O extends Options>(
   }
 }
 
-/** `; did you mean --port?` when one known name is close enough to be a typo, else nothing. */
-export function suggestion(given: string, known: readonly string[]): string {
+/**
+ * `; did you mean --port?` when one known name is close enough to be a typo, else nothing. `prefix` is how the
+ * name is written where it was mistyped: `--` for a flag, nothing for a command or a config-file key.
+ */
+export function suggestion(given: string, known: readonly string[], prefix = '--'): string {
   const name = given.replace(/^-+/, '');
   if (name === '' || known.length === 0) return '';
   const best = closest(name, known as string[]);
   // Two edits (a swapped pair: `prot` → `port`) or a third of a longer name; a name of one or two letters, one.
   const allowed = name.length <= 2 ? 1 : Math.max(2, Math.floor(name.length / 3));
   const near = distance(name, best) <= allowed || (name.length >= 3 && (best.startsWith(name) || name.startsWith(best)));
-  return near ? `; did you mean --${best}?` : '';
+  return near ? `; did you mean ${prefix}${best}?` : '';
 }

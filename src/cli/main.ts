@@ -2,6 +2,7 @@ import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
 import { CONFORMANCE_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
+import { suggestion } from './args.ts';
 import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
@@ -18,6 +19,8 @@ ${START_HELP}
 ${RECEIVE_HELP}
 ${CONFORMANCE_HELP}
 ${STORE_HELP}`;
+
+const COMMANDS = ['start', 'receive', 'conformance', 'store', 'help'];
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -41,7 +44,8 @@ async function main(argv: string[]): Promise<void> {
       process.exit(await conformance(parseConformanceOptions(rest)));
     }
     if (command === 'store') process.exit(await (await import('./store.ts')).storeCommand(rest));
-    throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
+    if (command.startsWith('-')) throw new UsageError(`svc-emulator: ${command} goes after a command (svc-emulator start ${command} …; svc-emulator --help lists them)`);
+    throw new UsageError(`svc-emulator: unknown command '${command}'${suggestion(command, COMMANDS, '')} (svc-emulator --help lists them)`);
   } catch (err) {
     if (err instanceof HelpRequested) {
       console.log(err.message);

@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { HelpRequested, UsageError } from './start-options.ts';
+import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { RECEIVE_HELP } from './help.ts';
 
 
@@ -16,32 +15,35 @@ export interface ReceiveOptions {
 }
 
 export function parseReceiveOptions(argv: string[], env: NodeJS.ProcessEnv): ReceiveOptions {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      secret: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'fail-first': { type: 'string' },
-      'delay-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values } = parseCommandArgs('receive', argv, {
+    secret: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'fail-first': { type: 'string' },
+    'delay-ms': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(RECEIVE_HELP);
   const secret = values.secret ?? env['SVC_EMULATOR_WEBHOOK_SECRET'];
-  if (!secret?.startsWith('whsec_')) throw new UsageError(`--secret whsec_... is required\n\n${RECEIVE_HELP}`);
-  const number = (name: string, value: string | undefined, fallback: number): number => {
-    const n = Number(value ?? fallback);
-    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got ${value}`);
+  if (secret === undefined) throw new UsageError(`svc-emulator receive: --secret whsec_... is required (or SVC_EMULATOR_WEBHOOK_SECRET)\n\n${RECEIVE_HELP}`);
+  // The secret itself stays out of the message: it may sit in a terminal's scrollback or a CI log.
+  const secretWhere = values.secret !== undefined ? '--secret' : 'SVC_EMULATOR_WEBHOOK_SECRET';
+  if (!secret.startsWith('whsec_')) throw new UsageError(`svc-emulator receive: ${secretWhere}: must start with whsec_ (the account's signing secret)`);
+  const number = (name: 'port' | 'fail-first' | 'delay-ms', fallback: number, max = Infinity): number => {
+    const value = values[name];
+    if (value === undefined) return fallback;
+    const n = value.trim() === '' ? NaN : Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > max) {
+      throw new UsageError(`svc-emulator receive: --${name} ${value === '' ? '""' : value}: must be ${max === Infinity ? 'a whole number, 0 or more' : `0-${max}`}`);
+    }
     return n;
   };
   return {
     secret,
-    port: number('port', values.port, 4020),
+    port: number('port', 4020, 65535),
     host: values.host ?? '127.0.0.1',
-    failFirst: number('fail-first', values['fail-first'], 0),
-    delayMs: number('delay-ms', values['delay-ms'], 0),
+    failFirst: number('fail-first', 0),
+    delayMs: number('delay-ms', 0),
   };
 }
 

@@ -1,23 +1,29 @@
-import { readFileSync } from 'node:fs';
-import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { parseYaml } from '../contract/yaml.ts';
 import type { EmulatorOptions } from '../emulator.ts';
-import { resolveLimits } from '../server/index.ts';
-import type { ServerLimits } from '../server/index.ts';
+import { budgetText, connectionBudget, openFileLimit, resolveLimits } from '../server/index.ts';
+import type { ConnectionBudget, ServerLimits } from '../server/index.ts';
+import { DEFAULT_SEND_CONCURRENCY } from '../webhooks/send-pool.ts';
 
 export interface StartOptions extends EmulatorOptions {
   host: string;
   port: number;
   logLevel: LogLevel;
   logFormat: 'pretty' | 'json';
+  /** The connection cap in force (also in `limits`), where it came from, and what to warn about at start. */
+  connections: { max: number; given: string | null; budget: ConnectionBudget; warnings: string[] };
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export { HelpRequested, UsageError };
 
-/** `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none). */
-type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | { oneOf: readonly string[] };
+/**
+ * `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none); `path`: a file
+ * or folder that exists; `file`: a file that exists.
+ */
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | 'path' | 'file' | { oneOf: readonly string[] };
 
 interface Flag {
   name: string;
@@ -45,14 +51,14 @@ const FLAGS: Flag[] = [
   { name: 'db', kind: 'string', value: 'PATH', help: 'store file (SQLite; one emulator at a time)', default: DEFAULT_DB },
   { name: 'memory', kind: 'boolean', help: 'keep the store in memory only' },
   { name: 'store-sync', kind: 'boolean', help: 'wait for the disk on every commit (survives power loss, slower)' },
-  { name: 'import', kind: 'string', value: 'FILE', help: 'start from a state document (replaces what the store holds)' },
+  { name: 'import', kind: 'file', value: 'FILE', help: 'start from a state document (replaces what the store holds)' },
   { name: 'export-on-exit', kind: 'string', value: 'FILE', help: 'write the state document to FILE when the emulator stops' },
   { name: 'clock', kind: { oneOf: ['real', 'manual'] }, value: 'real|manual', help: 'real follows wall time; manual stands still until advanced', default: 'real' },
   { name: 'speed', kind: 'positive', value: 'N', help: 'real clock only: run N times faster', default: '1' },
   { name: 'admin-token', kind: 'string', value: 'T', help: 'control API token', default: 'random, printed' },
   { name: 'allow-insecure-webhooks', kind: 'boolean', help: 'accept http and internal callback addresses (local development, tests)' },
   { name: 'seed', kind: 'string', value: 'S', help: 'repeatable ids and generated data' },
-  { name: 'scenarios', kind: 'string', value: 'DIR', help: 'scenario files to load', default: "the package's scenarios/" },
+  { name: 'scenarios', kind: 'path', value: 'DIR|FILE', help: "scenario files added to the package's (a name in use replaces that scenario)", default: 'none' },
   { name: 'public-url', kind: 'string', value: 'URL', help: 'address result files are served under', default: 'the listening address' },
   { name: 'file-retention-hours', kind: 'positive', value: 'N', help: 'how long uploaded and result files live', default: '168' },
   { name: 'delivery-retention-hours', kind: 'positive', value: 'N', help: 'how long finished callback messages stay listed and resendable', default: '720' },
@@ -63,7 +69,7 @@ const FLAGS: Flag[] = [
   { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after; 0 none)', default: '60000, at most the request timeout' },
   { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
   { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: '5000' },
-  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most (more are closed unanswered)', default: 'no cap' },
+  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most (more are closed unanswered, with a warning)' },
   { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: '10000' },
   { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
   { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },
@@ -71,6 +77,12 @@ const FLAGS: Flag[] = [
 ];
 
 const envName = (flag: string): string => `SVC_EMULATOR_${flag.replaceAll('-', '_').toUpperCase()}`;
+
+/** The default connection cap of this process, as the help states it (with the default callback concurrency). */
+const HELP_BUDGET = connectionBudget(openFileLimit(), DEFAULT_SEND_CONCURRENCY);
+
+const defaultOf = (flag: Flag): string | undefined =>
+  flag.name === 'max-connections' ? `${HELP_BUDGET.cap} here: ${budgetText(HELP_BUDGET)}` : flag.default;
 
 export const START_HELP = `Usage: svc-emulator start [options]
 
@@ -80,10 +92,27 @@ the file.
 
 ${FLAGS.map((f) => {
   const left = `  --${f.name}${f.value ? ` ${f.value}` : ''}`;
-  const right = `${f.help}${f.default ? ` (default ${f.default})` : ''}; ${envName(f.name)}`;
+  const fallback = defaultOf(f);
+  const right = `${f.help}${fallback ? ` (default ${fallback})` : ''}; ${envName(f.name)}`;
   return left.length < 31 ? `${left.padEnd(31)}${right}` : `${left}\n${' '.repeat(31)}${right}`;
 }).join('\n')}
 `;
+
+/**
+ * An option's value and where it came from, as a message names it: `--port abc`, `SVC_EMULATOR_PORT=abc`, or
+ * `port in ./emu.yaml` (a file's value is quoted after the problem: `must be 0-65535, got abc`).
+ */
+interface Given {
+  value: string | boolean;
+  where: string;
+  /** Appended to a problem with the value: the file's label does not show it. */
+  got: string;
+}
+
+const shown = (value: string): string => (value === '' || /\s/.test(value) ? JSON.stringify(value) : value);
+
+/** A start option the user must fix, in one line naming where the value came from. */
+const problem = (given: Given, text: string): UsageError => new UsageError(`svc-emulator start: ${given.where}: ${text}${given.got}`);
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): StartOptions {
@@ -93,29 +122,33 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
   });
   const values = parsed as Record<string, string | boolean | undefined>;
   if (values['help']) throw new HelpRequested(START_HELP);
-  const configPath = (values['config'] as string | undefined) ?? env[envName('config')];
-  const file = configPath ? readConfig(configPath) : {};
-  const raw = (name: string): string | boolean | undefined => {
+  const config = values['config'] ?? env[envName('config')];
+  const configWhere = values['config'] !== undefined ? `--config ${shown(String(config))}` : `${envName('config')}=${shown(String(config))}`;
+  const file = typeof config === 'string' ? readConfig(config, configWhere) : {};
+  const given = (name: string): Given | undefined => {
     const flag = values[name];
-    if (flag !== undefined) return flag as string | boolean;
+    if (flag !== undefined) return { value: flag, where: typeof flag === 'boolean' ? `--${name}` : `--${name} ${shown(flag)}`, got: '' };
     const fromEnv = env[envName(name)];
-    if (fromEnv !== undefined) return fromEnv;
+    if (fromEnv !== undefined) return { value: fromEnv, where: `${envName(name)}=${shown(fromEnv)}`, got: '' };
     const fromFile = file[name];
-    return fromFile === undefined || fromFile === null ? undefined : typeof fromFile === 'boolean' ? fromFile : String(fromFile);
+    if (fromFile === undefined || fromFile === null) return undefined;
+    const value = typeof fromFile === 'boolean' ? fromFile : typeof fromFile === 'object' ? JSON.stringify(fromFile) : String(fromFile);
+    return { value, where: `${name} in ${config}`, got: `, got ${typeof value === 'string' ? shown(value) : value}` };
   };
   const get = (name: string): string | boolean | number | undefined => {
     const flag = FLAGS.find((f) => f.name === name);
-    const value = raw(name);
+    const value = given(name);
     if (!flag || value === undefined) return undefined;
     return check(flag, value);
   };
-  if (values['memory'] && values['db'] !== undefined) throw new UsageError('--db and --memory exclude each other');
+  if (values['memory'] && values['db'] !== undefined) throw new UsageError(`svc-emulator start: --db ${shown(String(values['db']))} and --memory exclude each other`);
   const port = (get('port') as number | undefined) ?? 4010;
   const db = get('memory') ? undefined : ((get('db') as string | undefined) ?? DEFAULT_DB);
   const optional = <T>(name: string, key: keyof StartOptions, map: (v: never) => T = (v) => v as T): Partial<StartOptions> => {
     const value = get(name);
     return value === undefined ? {} : { [key]: map(value as never) };
   };
+  const { limits, connections } = limitsOf(get, given);
   return {
     host: (get('host') as string | undefined) ?? '127.0.0.1',
     port,
@@ -140,12 +173,19 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
     ...optional('webhook-concurrency', 'webhookConcurrency'),
     ...optional('shutdown-grace-ms', 'shutdownGraceMs'),
-    limits: limitsOf(get),
+    limits,
+    connections,
   };
 }
 
-/** The server limits given (the rest are the defaults); the headers are part of the request, so their timeouts must agree. */
-function limitsOf(get: (name: string) => unknown): Partial<ServerLimits> {
+/**
+ * The server limits given, and the connection cap in force: the one given, else one below the open-file limit
+ * (see `connectionBudget`). The headers are part of the request, so their timeouts must agree.
+ */
+function limitsOf(
+  get: (name: string) => unknown,
+  given: (name: string) => Given | undefined,
+): { limits: Partial<ServerLimits>; connections: StartOptions['connections'] } {
   const limits: Partial<ServerLimits> = {};
   const set = (name: string, key: keyof ServerLimits): void => {
     const value = get(name);
@@ -159,42 +199,74 @@ function limitsOf(get: (name: string) => unknown): Partial<ServerLimits> {
   try {
     resolveLimits(limits);
   } catch (err) {
-    throw new UsageError(`--headers-timeout-ms and --request-timeout-ms: ${(err as Error).message}`);
+    const named = ['headers-timeout-ms', 'request-timeout-ms'].flatMap((name) => given(name)?.where ?? []);
+    throw new UsageError(`svc-emulator start: ${named.join(' and ')}: ${(err as Error).message}`);
   }
-  return limits;
+  const budget = connectionBudget(openFileLimit(), (get('webhook-concurrency') as number | undefined) ?? DEFAULT_SEND_CONCURRENCY);
+  const cap = given('max-connections');
+  const warnings: string[] = [];
+  if (cap && budget.openFiles !== null && (limits.maxConnections ?? 0) > budget.cap) {
+    warnings.push(
+      `${cap.where}: above the ${budget.cap} connections the open-file limit leaves room for (${budgetText(budget)}); ` +
+        `past that, new clients may be reset with nothing logged. Raise ulimit -n, or lower the cap`,
+    );
+  }
+  limits.maxConnections ??= budget.cap;
+  return { limits, connections: { max: limits.maxConnections, given: cap?.where ?? null, budget, warnings } };
 }
 
-function check(flag: Flag, value: string | boolean): string | boolean | number {
-  const kind = flag.kind;
+function check(flag: Flag, given: Given): string | boolean | number {
+  const { kind } = flag;
+  const { value } = given;
   if (kind === 'boolean') {
     if (typeof value === 'boolean') return value;
     if (['true', '1', 'yes'].includes(value)) return true;
     if (['false', '0', 'no', ''].includes(value)) return false;
-    throw new UsageError(`--${flag.name} is on or off, got ${value}`);
+    throw problem(given, 'must be on or off (true, false, 1, 0, yes or no)');
   }
   const text = String(value);
   if (kind === 'string') return text;
-  if (typeof kind === 'object') {
-    if (!kind.oneOf.includes(text)) throw new UsageError(`--${flag.name} must be ${kind.oneOf.join(' or ')}, got ${text}`);
+  if (kind === 'path') {
+    if (!existsSync(text)) throw problem(given, 'no such file or folder');
     return text;
   }
-  const n = Number(text);
-  if (kind === 'port' && !(Number.isInteger(n) && n >= 0 && n <= 65535)) throw new UsageError(`--${flag.name} must be 0-65535, got ${text}`);
-  if (kind === 'positive' && !(n > 0)) throw new UsageError(`--${flag.name} must be a positive number, got ${text}`);
-  if (kind === 'count' && !(Number.isInteger(n) && n > 0)) throw new UsageError(`--${flag.name} must be a positive whole number, got ${text}`);
-  if (kind === 'whole' && !(Number.isInteger(n) && n >= 0)) throw new UsageError(`--${flag.name} must be a whole number, 0 or more, got ${text}`);
+  if (kind === 'file') {
+    if (!existsSync(text)) throw problem(given, 'no such file');
+    if (statSync(text).isDirectory()) throw problem(given, 'a folder, not a file');
+    return text;
+  }
+  if (typeof kind === 'object') {
+    if (!kind.oneOf.includes(text)) throw problem(given, `must be ${kind.oneOf.join(' or ')}`);
+    return text;
+  }
+  const n = text.trim() === '' ? NaN : Number(text);
+  if (kind === 'port' && !(Number.isInteger(n) && n >= 0 && n <= 65535)) throw problem(given, 'must be 0-65535');
+  if (kind === 'positive' && !(n > 0)) throw problem(given, 'must be a positive number');
+  if (kind === 'count' && !(Number.isInteger(n) && n > 0)) throw problem(given, 'must be a positive whole number');
+  if (kind === 'whole' && !(Number.isInteger(n) && n >= 0)) throw problem(given, 'must be a whole number, 0 or more');
   return n;
 }
 
-function readConfig(path: string): Record<string, unknown> {
+/** The config file's options; `where` names it as the user gave it (`--config ./emu.yaml`, `SVC_EMULATOR_CONFIG=…`). */
+function readConfig(path: string, where: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = parseYaml(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--config ${path}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : ((err as Error).message.split('\n')[0] ?? '');
+    throw new UsageError(`svc-emulator start: ${where}: ${why}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--config ${path}: not a mapping of options`);
-  const unknown = Object.keys(parsed).filter((key) => key === 'config' || !FLAGS.some((f) => f.name === key));
-  if (unknown.length > 0) throw new UsageError(`--config ${path}: unknown option ${unknown.join(', ')}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`svc-emulator start: ${where}: not a mapping of options (port: 4011, log-format: json)`);
+  const names = FLAGS.filter((f) => f.name !== 'config').map((f) => f.name);
+  const unknown = Object.keys(parsed).filter((key) => !names.includes(key));
+  if (unknown.length === 1) {
+    const key = unknown[0] ?? '';
+    throw new UsageError(`svc-emulator start: unknown option ${key} in ${path}${suggestion(key, names, '')} (svc-emulator start --help lists them)`);
+  }
+  if (unknown.length > 1) {
+    const each = unknown.map((key) => `${key}${suggestion(key, names, '').replace(/^; (.*)$/, ' ($1)')}`);
+    throw new UsageError(`svc-emulator start: unknown options in ${path}: ${each.join(', ')} (svc-emulator start --help lists them)`);
+  }
   return parsed as Record<string, unknown>;
 }

@@ -3,6 +3,7 @@ import { machineNow } from '../clock/index.ts';
 import { createEmulator } from '../emulator.ts';
 import type { Emulator } from '../emulator.ts';
 import { createLogger } from '../log/index.ts';
+import { budgetText } from '../server/index.ts';
 import { VERSION } from '../version.ts';
 import type { StartOptions } from './start-options.ts';
 
@@ -18,6 +19,7 @@ export async function start(options: StartOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
   // From the start: a signal while the emulator is still being built would otherwise kill the process.
   const closeOnSignal = onSignals(options.shutdownGraceMs ?? 10_000);
+  for (const warning of options.connections.warnings) logger.warn(warning);
   const emulator = await createEmulator({ ...options, logger });
   wallNow = () => emulator.clock.wallNow();
   // Before listening: whoever sees the address may signal at once.
@@ -44,6 +46,7 @@ export async function start(options: StartOptions): Promise<void> {
     ...demo.map((k) => `  demo key     ${k.key}`),
     ...(account ? [`  webhooks     signed with ${account.webhook_secret} (the demo account's secret)`] : []),
     `  dashboard    ${url}/_emulator/ui`,
+    `  connections  at most ${options.connections.max} (${options.connections.given ?? budgetText(options.connections.budget)})`,
     // A token the user chose is theirs to know (and sits in their environment or config): shown masked.
     `  admin token  ${options.adminToken === undefined ? emulator.adminToken : masked(emulator.adminToken)}`,
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,

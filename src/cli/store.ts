@@ -1,21 +1,23 @@
-import { parseArgs } from 'node:util';
 import { repositories } from '../db.ts';
 import { exportState, writeStateFile } from '../state/index.ts';
 import { backupStore, checkStoreFile, openStore } from '../store/index.ts';
 import { restoreStore } from '../store/maintenance.ts';
-import { DEFAULT_DB, HelpRequested, UsageError } from './start-options.ts';
+import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
+import { DEFAULT_DB } from './start-options.ts';
 import { STORE_HELP } from './help.ts';
 
 
+const ACTIONS = ['check', 'backup', 'restore', 'export'];
+
 /** Runs a store command; resolves with the exit code. */
 export async function storeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { db: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  const { values, positionals } = parseCommandArgs('store', argv, { db: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
   if (values.help) throw new HelpRequested(STORE_HELP);
   const [action, file, ...extra] = positionals;
   const db = values.db ?? DEFAULT_DB;
-  if (extra.length > 0) throw new UsageError(`store ${action ?? ''}: one file at most\n\n${STORE_HELP}`);
+  if (extra.length > 0) throw new UsageError(`svc-emulator store ${action ?? ''}: one file at most (svc-emulator store --help)`);
   const needFile = (): string => {
-    if (!file) throw new UsageError(`store ${action ?? ''} needs a FILE\n\n${STORE_HELP}`);
+    if (!file) throw new UsageError(`svc-emulator store ${action ?? ''}: needs a FILE (svc-emulator store ${action ?? ''} FILE)`);
     return file;
   };
   switch (action) {
@@ -48,7 +50,9 @@ export async function storeCommand(argv: string[]): Promise<number> {
       console.log(`${db}: exported to ${needFile()}`);
       return 0;
     }
+    case undefined:
+      throw new UsageError(`svc-emulator store: which action? ${ACTIONS.join(', ')} (svc-emulator store --help)`);
     default:
-      throw new UsageError(`store: unknown action '${action ?? ''}'\n\n${STORE_HELP}`);
+      throw new UsageError(`svc-emulator store: unknown action '${action}'${suggestion(action, ACTIONS, '')} (svc-emulator store --help lists them)`);
   }
 }

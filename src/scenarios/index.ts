@@ -1,4 +1,5 @@
-export { loadScenarioFiles, checkScenarios, ScenarioFileError, SCENARIOS_DIR } from './load.ts';
+export { loadScenarioLibrary, checkScenarios, ScenarioFileError, SCENARIOS_DIR } from './load.ts';
+export type { ScenarioLibrary } from './load.ts';
 export { createScenarioRegistry } from './registry.ts';
 export type { ScenarioRegistry } from './registry.ts';
 export { selectScenario, planFor, SCENARIO_HEADER, SCENARIO_METADATA_KEY } from './select.ts';

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { derived, hashOf } from '../cache/derived.ts';
 import { parseYaml } from '../contract/index.ts';
@@ -6,10 +6,17 @@ import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { Scenario } from './types.ts';
 
+/** The built-in scenarios: the package's `scenarios/` folder. */
 export const SCENARIOS_DIR = new URL('../../scenarios/', import.meta.url).pathname;
 
 /** A scenario file that cannot be used; the message names the file and the field. */
 export class ScenarioFileError extends Error {}
+
+/** The scenarios of the start-up library, and which of the user's took the name of a built-in one. */
+export interface ScenarioLibrary {
+  scenarios: Scenario[];
+  replaced: { name: string; file: string }[];
+}
 
 /**
  * Checks a scenario document (a file's content or a control API body) against the ScenarioFile schema of
@@ -29,15 +36,47 @@ export function checkScenarios(contract: Contract, document: unknown): Scenario[
   return checked.scenarios;
 }
 
-/** Reads every `*.yaml`, `*.yml` and `*.json` file of a folder, in name order. A bad file stops the start. */
-export function loadScenarioFiles(contract: Contract, dir: string = SCENARIOS_DIR): Scenario[] {
-  const files = readdirSync(dir)
+/**
+ * The built-in scenarios with the user's added (`added`: a folder of files, or one file). The user's come first,
+ * so their match rules are tried first; one with a built-in's name replaces it. A bad file stops the start.
+ */
+export function loadScenarioLibrary(contract: Contract, added?: string): ScenarioLibrary {
+  const builtInFiles = scenarioFilesOf(SCENARIOS_DIR);
+  const builtIn = readScenarioFiles(contract, builtInFiles);
+  // The package's own folder (or one of its files) named again adds nothing and replaces nothing.
+  const own = new Set(builtInFiles.map((file) => realpathSync(file)));
+  const user = added === undefined ? [] : readScenarioFiles(contract, scenarioFilesOf(added).filter((file) => !own.has(realpathSync(file))));
+  const names = new Set(user.map((s) => s.scenario.name));
+  const scenarios = [...user, ...builtIn.filter((s) => !names.has(s.scenario.name))].map((s) => s.scenario);
+  if (!scenarios.some((s) => s.name === 'default')) throw new ScenarioFileError(`${added ?? SCENARIOS_DIR}: no scenario named 'default'`);
+  const builtInNames = new Set(builtIn.map((s) => s.scenario.name));
+  return {
+    scenarios,
+    replaced: user.filter((s) => builtInNames.has(s.scenario.name)).map((s) => ({ name: s.scenario.name, file: s.file })),
+  };
+}
+
+/** The scenario files of a path: every `*.yaml`, `*.yml` and `*.json` of a folder in name order, or the file itself. */
+function scenarioFilesOf(path: string): string[] {
+  let folder: boolean;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ScenarioFileError(`${path}: ${code === 'ENOENT' ? 'no such file or folder' : (err as Error).message}`);
+  }
+  if (!folder) return [path];
+  return readdirSync(path)
     .filter((name) => /\.(ya?ml|json)$/.test(name))
-    .sort();
-  const all: Scenario[] = [];
+    .sort()
+    .map((name) => join(path, name));
+}
+
+/** Reads scenario files in order; a name may be defined once across them. */
+function readScenarioFiles(contract: Contract, files: string[]): { scenario: Scenario; file: string }[] {
+  const all: { scenario: Scenario; file: string }[] = [];
   const definedIn = new Map<string, string>();
-  for (const name of files) {
-    const path = join(dir, name);
+  for (const path of files) {
     let scenarios: Scenario[];
     try {
       const text = readFileSync(path, 'utf8');
@@ -54,9 +93,8 @@ export function loadScenarioFiles(contract: Contract, dir: string = SCENARIOS_DI
       const other = definedIn.get(scenario.name);
       if (other) throw new ScenarioFileError(`${path}: scenarios[${i}].name '${scenario.name}' is already defined by ${other}`);
       definedIn.set(scenario.name, path);
-      all.push(scenario);
+      all.push({ scenario, file: path });
     });
   }
-  if (!all.some((s) => s.name === 'default')) throw new ScenarioFileError(`${dir}: no scenario named 'default'`);
   return all;
 }

@@ -3,7 +3,8 @@ import type { Scenario } from './types.ts';
 
 /**
  * The scenarios in force: those loaded at run time through the control API (kept in the store, newest first)
- * ahead of those from the files. A loaded scenario with the name of a file scenario replaces it until reset.
+ * ahead of the start-up library (the user's files, then the built-in ones; see `loadScenarioLibrary`). A loaded
+ * scenario with the name of a file scenario replaces it until reset, which brings the start-up library back.
  */
 export interface ScenarioRegistry {
   list(): Scenario[];

@@ -1,6 +1,10 @@
 export { createLimitedServer, DEFAULT_SERVER_LIMITS, resolveLimits } from './limits.ts';
 export type { ServerLimits } from './limits.ts';
+export { budgetText, connectionBudget, FALLBACK_CAP, openFileLimit, watchConnectionCap } from './connections.ts';
+export type { ConnectionBudget } from './connections.ts';
 export { followRequests } from './shutdown.ts';
 export type { CloseGracefully } from './shutdown.ts';
 export { hurriable } from './hurry.ts';
 export type { Hurriable } from './hurry.ts';
+export { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, seconds, sizeText, startupSteps } from './progress.ts';
+export type { Step } from './progress.ts';

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
+import { openFileLimit, watchConnectionCap } from './connections.ts';
 
 /**
  * Limits of the HTTP server itself, enforced by node before a request reaches the app. The reference names none,
@@ -18,7 +19,10 @@ export interface ServerLimits {
   requestTimeoutMs: number;
   /** Real ms an idle kept-alive connection stays open (sent as `Keep-Alive: timeout=`). 0: until the client closes it. */
   keepAliveTimeoutMs: number;
-  /** Open connections at most; one over it is closed at once, without an answer. null: no cap. */
+  /**
+   * Open connections at most; one over it is closed at once, without an answer (and a warning, once per burst).
+   * null: no cap, the in-process default; `start` sets one below the open-file limit (see `connectionBudget`).
+   */
   maxConnections: number | null;
 }
 
@@ -52,8 +56,8 @@ export function resolveLimits(given: Partial<ServerLimits> = {}): ServerLimits {
   };
 }
 
-/** A node HTTP server for `app` with these limits. */
-export function createLimitedServer(app: RequestListener, limits: ServerLimits): Server {
+/** A node HTTP server for `app` with these limits; `warn` hears when the connection cap turns clients away. */
+export function createLimitedServer(app: RequestListener, limits: ServerLimits, warn?: (message: string) => void): Server {
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -66,7 +70,10 @@ export function createLimitedServer(app: RequestListener, limits: ServerLimits):
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  if (limits.maxConnections !== null) server.maxConnections = limits.maxConnections;
+  if (limits.maxConnections !== null) {
+    server.maxConnections = limits.maxConnections;
+    if (warn) watchConnectionCap(server, warn, openFileLimit());
+  }
   return server;
 }
 

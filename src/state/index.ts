@@ -2,5 +2,5 @@ export { exportState } from './export.ts';
 export { importState, stateProblem } from './import.ts';
 export { STATE_FORMAT, STATE_VERSION } from './document.ts';
 export type { StateDocument } from './document.ts';
-export { readJournalStore, setJournalStoreAside } from './journal-store.ts';
+export { journalStoreBytes, readJournalStore, setJournalStoreAside } from './journal-store.ts';
 export { readStateFile, writeStateFile } from './file.ts';

@@ -1,4 +1,4 @@
-import { createReadStream, readdirSync, renameSync, mkdirSync } from 'node:fs';
+import { createReadStream, readdirSync, renameSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseTime } from '../clock/index.ts';
 import type { StoredDelivery } from '../webhooks/index.ts';
@@ -108,6 +108,11 @@ export async function readJournalStore(path: string): Promise<StateDocument> {
     calls: values('calls'),
     scenarios: (data['scenarios'] ?? []) as StateDocument['scenarios'],
   };
+}
+
+/** The bytes of a journal store: its snapshot and its journals (what an import reads). */
+export function journalStoreBytes(path: string): number {
+  return [path, ...journalsOf(path).map((j) => j.path)].reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
 /** Moves a journal store's files into `PATH.journal-store/`, out of the way of the SQLite file taking its place. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseStartOptions, START_HELP } from '../../src/cli/start-options.ts';
-import { createLimitedServer, DEFAULT_SERVER_LIMITS, resolveLimits } from '../../src/server/index.ts';
+import { connectionBudget, createLimitedServer, DEFAULT_SERVER_LIMITS, openFileLimit, resolveLimits } from '../../src/server/index.ts';
 import { admin, DEMO_KEY, killAll, startCli, within } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
 
@@ -189,10 +189,12 @@ it('takes every limit and the grace period as a flag, an environment variable or
   );
   expect(flags.limits).toEqual({ maxHeaderBytes: 8192, headersTimeoutMs: 1000, requestTimeoutMs: 0, keepAliveTimeoutMs: 0, maxConnections: 50 });
   expect(flags.shutdownGraceMs).toBe(0);
+  // The connection cap not given is the default one, below the open-file limit (test/cli/connections.test.ts).
+  const defaultCap = connectionBudget(openFileLimit(), 256).cap;
   const env = parseStartOptions([], { SVC_EMULATOR_REQUEST_TIMEOUT_MS: '2000', SVC_EMULATOR_SHUTDOWN_GRACE_MS: '2500' });
-  expect(env.limits).toEqual({ requestTimeoutMs: 2000 });
+  expect(env.limits).toEqual({ requestTimeoutMs: 2000, maxConnections: defaultCap });
   expect(env.shutdownGraceMs).toBe(2500);
-  expect(parseStartOptions([], {}).limits).toEqual({});
+  expect(parseStartOptions([], {}).limits).toEqual({ maxConnections: defaultCap });
   const dir = await mkdtemp(join(tmpdir(), 'svc-limits-'));
   try {
     const file = join(dir, 'emulator.yaml');
@@ -218,7 +220,7 @@ it.each([
   expect(() => parseStartOptions(args, {})).toThrow(message);
 });
 
-it('defaults to node’s header size and keep-alive, a minute for headers and ten minutes for a whole request', () => {
+it('defaults to node’s header size and keep-alive, a minute for headers, ten minutes for a whole request and, in-process, no connection cap', () => {
   expect(resolveLimits()).toEqual(DEFAULT_SERVER_LIMITS);
   expect(DEFAULT_SERVER_LIMITS).toEqual({ maxHeaderBytes: 16_384, headersTimeoutMs: 60_000, requestTimeoutMs: 600_000, keepAliveTimeoutMs: 5_000, maxConnections: null });
   const server = createLimitedServer(() => undefined, resolveLimits());

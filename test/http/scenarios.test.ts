@@ -299,7 +299,8 @@ it('lets the first matching file scenario win: files in name order, scenarios in
   });
   const own = await startEmulator({ scenariosDir });
   try {
-    expect(await scenarioNames(own)).toEqual(['notes-first', 'default', 'notes-second', 'video-a', 'video-b']);
+    // The shipped scenarios follow the folder's (a folder's `default` replaces the shipped one).
+    expect((await scenarioNames(own)).slice(0, 5)).toEqual(['notes-first', 'default', 'notes-second', 'video-a', 'video-b']);
     const note = await own.api.post('/v1/tasks', socialNote());
     const clip = await own.api.post('/v1/tasks', video());
     expect(await scenarioOf(note.body.id, own)).toBe('notes-first');
@@ -328,7 +329,7 @@ it('puts run-time loaded scenarios ahead of file scenarios, so their match rules
     const before = await own.api.post('/v1/tasks', socialNote());
     expect(await scenarioOf(before.body.id, own)).toBe('file-notes');
     await load(own, { name: 'runtime-notes', match: { models: ['social-notes-data'] }, queue_seconds: 9, outcome: 'succeeded' });
-    expect(await scenarioNames(own)).toEqual(['runtime-notes', 'default', 'file-notes']);
+    expect((await scenarioNames(own)).slice(0, 3)).toEqual(['runtime-notes', 'default', 'file-notes']);
     const after = await own.api.post('/v1/tasks', socialNote());
     expect(await scenarioOf(after.body.id, own)).toBe('runtime-notes');
     // A task keeps the scenario it was accepted under.

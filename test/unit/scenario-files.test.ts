@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,10 +8,22 @@ import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { ScenarioFileError } from '../../src/scenarios/index.ts';
 import { startEmulator } from '../support/harness.ts';
+import type { TestEmulator } from '../support/harness.ts';
 
 const SHIPPED = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
 const MINIMAL_DEFAULT = ['scenarios:', '  - name: default', '    outcome: succeeded', ''].join('\n');
+
+const shippedFiles = (await readdir(SHIPPED)).filter((name) => /\.(ya?ml|json)$/.test(name)).sort();
+/** Every built-in scenario, in file order. */
+const shippedNames: string[] = [];
+for (const name of shippedFiles) {
+  const document = parse(await readFile(join(SHIPPED, name), 'utf8')) as { scenarios: { name: string }[] };
+  shippedNames.push(...document.scenarios.map((s) => s.name));
+}
+
+const names = async (t: TestEmulator): Promise<string[]> =>
+  ((await t.admin.get('/_emulator/scenarios')).body.data as { name: string }[]).map((s) => s.name);
 
 const tempDirs: string[] = [];
 const started: Emulator[] = [];
@@ -133,88 +145,104 @@ it('refuses to start when two files define the same name, naming the later file,
   expect(error.message).toContain('scenarios[1].name');
 });
 
-it('refuses to start when no file defines a default scenario', async () => {
+it('starts without a default of its own: the built-in default stays in force', async () => {
   const dir = await folder({
     'one.yaml': ['scenarios:', '  - name: fast', '    queue_seconds: 0', '    outcome: succeeded'].join('\n'),
     'two.yaml': ['scenarios:', '  - name: fails', '    outcome: failed', '    failure: { code: no_result }'].join('\n'),
   });
-  const error = await startFailure(dir);
-  expect(error.message).toContain(dir);
-  expect(error.message).toContain("'default'");
-});
-
-it('refuses to start with an empty folder, for want of a default scenario', async () => {
-  const dir = await folder({});
-  const error = await startFailure(dir);
-  expect(error.message).toContain("'default'");
-});
-
-it('starts with a folder holding only a minimal default, its defaults filled in', async () => {
-  const dir = await folder({ 'default.yaml': MINIMAL_DEFAULT });
-  await expect(start(dir)).resolves.toBeDefined();
   const t = await startEmulator({ scenariosDir: dir });
   try {
-    const res = await t.admin.get('/_emulator/scenarios');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      object: 'list',
-      data: [
-        {
-          name: 'default',
-          outcome: 'succeeded',
-          queue_seconds: 2,
-          processing_seconds: 10,
-          cancelable_while_processing: false,
-        },
-      ],
-    });
+    expect(await names(t)).toEqual(['fast', 'fails', ...shippedNames]);
   } finally {
     await t.close();
   }
 });
 
-it('reads .yaml, .yml and .json files in name order and ignores other files', async () => {
+it('starts with an empty folder on the built-in scenarios alone', async () => {
+  const dir = await folder({});
+  const t = await startEmulator({ scenariosDir: dir });
+  try {
+    expect(await names(t)).toEqual(shippedNames);
+  } finally {
+    await t.close();
+  }
+});
+
+it('lets a scenario with a built-in name replace the built-in one, its defaults filled in, and says so', async () => {
+  const dir = await folder({ 'default.yaml': MINIMAL_DEFAULT });
+  const said: string[] = [];
+  const t = await startEmulator({ scenariosDir: dir, log: (line) => said.push(line) });
+  try {
+    const res = await t.admin.get('/_emulator/scenarios');
+    expect(res.status).toBe(200);
+    expect(res.body.data[0]).toEqual({ name: 'default', outcome: 'succeeded', queue_seconds: 2, processing_seconds: 10, cancelable_while_processing: false });
+    expect((res.body.data as { name: string }[]).map((s) => s.name)).toEqual(['default', ...shippedNames.filter((n) => n !== 'default')]);
+    expect(said).toEqual([`scenario 'default' from ${join(dir, 'default.yaml')} replaces the built-in one`]);
+  } finally {
+    await t.close();
+  }
+});
+
+it('reads .yaml, .yml and .json files in name order, ahead of the built-in ones, and ignores other files', async () => {
   const dir = await folder({
     'c.json': JSON.stringify({ scenarios: [{ name: 'from-json', outcome: 'succeeded' }] }),
-    'a.yaml': MINIMAL_DEFAULT,
+    'a.yaml': ['scenarios:', '  - name: from-yaml', '    outcome: succeeded'].join('\n'),
     'b.yml': ['scenarios:', '  - name: from-yml', '    outcome: timeout'].join('\n'),
     'README.md': 'scenarios: [ this is not : a scenario file',
     'notes.txt': '{',
   });
   const t = await startEmulator({ scenariosDir: dir });
   try {
-    const names = ((await t.admin.get('/_emulator/scenarios')).body.data as { name: string }[]).map((s) => s.name);
-    expect(names).toEqual(['default', 'from-yml', 'from-json']);
+    expect(await names(t)).toEqual(['from-yaml', 'from-yml', 'from-json', ...shippedNames]);
   } finally {
     await t.close();
   }
 });
 
-const shippedFiles = (await readdir(SHIPPED)).filter((name) => /\.(ya?ml|json)$/.test(name)).sort();
+it('takes a single file as well as a folder, whatever its name ends with', async () => {
+  const dir = await folder({
+    'mine.conf': ['scenarios:', '  - name: mine', '    outcome: succeeded'].join('\n'),
+    'other.yaml': ['scenarios:', '  - name: other', '    outcome: succeeded'].join('\n'),
+  });
+  const t = await startEmulator({ scenariosDir: join(dir, 'mine.conf') });
+  try {
+    expect(await names(t)).toEqual(['mine', ...shippedNames]);
+  } finally {
+    await t.close();
+  }
+});
+
+it.each([
+  ['folder', 'no-such-folder'],
+  ['file', 'no-such-file.yaml'],
+])('refuses to start with a %s that does not exist, naming it', async (_kind, name) => {
+  const dir = await folder({});
+  const error = await startFailure(join(dir, name));
+  expect(error.message).toBe(`${join(dir, name)}: no such file or folder`);
+});
+
+it("adds nothing and replaces nothing when given the package's own folder", async () => {
+  const said: string[] = [];
+  const t = await startEmulator({ scenariosDir: SHIPPED, log: (line) => said.push(line) });
+  try {
+    expect(await names(t)).toEqual(shippedNames);
+    expect(said).toEqual([]);
+  } finally {
+    await t.close();
+  }
+});
 
 it('ships scenario files', () => {
   expect(shippedFiles).toEqual(expect.arrayContaining(['default.yaml', 'failures.yaml', 'lifecycle.yaml']));
 });
 
-it.each(shippedFiles)('loads the shipped scenario file %s on its own (beside a minimal default)', async (name) => {
-  const dir = await folder(name === 'default.yaml' ? {} : { '0-default.yaml': MINIMAL_DEFAULT });
-  await copyFile(join(SHIPPED, name), join(dir, name));
-  await expect(start(dir)).resolves.toBeDefined();
-});
-
 it('starts from the shipped folder by default and lists every scenario of its files, in file order', async () => {
-  await expect(start()).resolves.toBeDefined();
-  const expected: string[] = [];
-  for (const name of shippedFiles) {
-    const document = parse(await readFile(join(SHIPPED, name), 'utf8')) as { scenarios: { name: string }[] };
-    expected.push(...document.scenarios.map((s) => s.name));
-  }
-  expect(expected).toContain('default');
+  expect(shippedNames).toContain('default');
   const t = await startEmulator();
   try {
     const res = await t.admin.get('/_emulator/scenarios');
     expect(res.status).toBe(200);
-    expect((res.body.data as { name: string }[]).map((s) => s.name)).toEqual(expected);
+    expect((res.body.data as { name: string }[]).map((s) => s.name)).toEqual(shippedNames);
   } finally {
     await t.close();
   }

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { parseStartOptions, START_HELP } from '../../src/cli/start-options.ts';
+import { connectionBudget, FALLBACK_CAP, openFileLimit } from '../../src/server/index.ts';
+import { killAll, startCli } from '../support/cli.ts';
+import type { CliEmulator } from '../support/cli.ts';
+
+// The default connection cap sits below the process's open-file limit, and reaching the cap is logged once per
+// burst (issue 17, item 10): 21,000 idle connections once ran the descriptors out and every new client was
+// reset, with nothing logged.
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+const linux = process.platform === 'linux';
+
+afterEach(() => killAll());
+
+/** A connection that has had one answer, so the server surely counts it. */
+async function held(cli: CliEmulator): Promise<{ socket: Socket; closed: Promise<void> }> {
+  const socket = connect(cli.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.write('GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n');
+  const head = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+  expect(head).toMatch(/^HTTP\/1\.1 200/);
+  return { socket, closed };
+}
+
+/** A connection over the cap: resolves with what it received before the server closed it. */
+async function refused(cli: CliEmulator): Promise<string> {
+  const socket = connect(cli.port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', () => undefined);
+  socket.once('connect', () => socket.write('GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n'));
+  await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return received;
+}
+
+const lines = (cli: CliEmulator, text: string): string[] => cli.output().split('\n').filter((line) => line.includes(text));
+
+it('warns once when the cap turns a burst of clients away, counts them when there is room again, and serves on', async () => {
+  const cli = await startCli(['--memory', '--max-connections', '5']);
+  const open = await Promise.all(Array.from({ length: 5 }, () => held(cli)));
+  expect(await Promise.all([refused(cli), refused(cli), refused(cli)])).toEqual(['', '', '']);
+  await cli.printed(/connection cap reached/);
+  expect(lines(cli, 'connection cap reached').map((line) => line.slice(13))).toEqual([
+    `warn  connection cap reached: 5 connections are open, so new ones are closed unanswered until some close; raise it with --max-connections${linux ? ` (the open-file limit, ulimit -n, is ${openFileLimit()})` : ''}`,
+  ]);
+
+  for (const connection of open) connection.socket.end();
+  await Promise.all(open.map((connection) => connection.closed));
+  await cli.printed(/taking new ones again/);
+  expect(lines(cli, 'taking new ones again').map((line) => line.slice(13))).toEqual([
+    'warn  connection cap: 3 connection(s) were closed unanswered while at the cap of 5; taking new ones again',
+  ]);
+  const res = await fetch(`${cli.base}/_emulator/health`, { headers: { Connection: 'close' } });
+  expect(res.status).toBe(200);
+  // A second burst warns again.
+  const again = await Promise.all(Array.from({ length: 5 }, () => held(cli)));
+  expect(await refused(cli)).toBe('');
+  await cli.printed(/connection cap reached[^]*connection cap reached/);
+  for (const connection of again) connection.socket.destroy();
+});
+
+it('says the cap in force in the start banner: the open-file limit less a reserve, or the one given', async () => {
+  const budget = connectionBudget(openFileLimit(), 256);
+  const defaulted = await startCli(['--memory']);
+  const [line] = lines(defaulted, '  connections  ');
+  expect(line).toBe(
+    linux
+      ? `  connections  at most ${budget.cap} (ulimit -n ${budget.openFiles}, less ${budget.reserve} kept for the store, files and callbacks)`
+      : `  connections  at most ${FALLBACK_CAP} (the open-file limit is unknown here)`,
+  );
+  if (budget.openFiles !== null) expect(budget.cap).toBeLessThan(budget.openFiles);
+  const given = await startCli(['--memory', '--max-connections', '50']);
+  expect(lines(given, '  connections  ')).toEqual(['  connections  at most 50 (--max-connections 50)']);
+});
+
+/** `svc-emulator ARGS` under `ulimit -n 256`, to its end or until the banner is out. */
+function underUlimit(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const child = spawn('sh', ['-c', 'ulimit -n 256 && exec "$0" "$@"', process.execPath, BIN, ...args], { stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('admin token')) child.kill('SIGKILL');
+    });
+    child.once('close', () => resolve({ stdout, stderr }));
+  });
+}
+
+it.runIf(linux)('sets the default cap below a small open-file limit, in the banner and in --help', async () => {
+  const started = await underUlimit(['start', '--memory', '--port', '0']);
+  expect(started.stdout).toContain('\n  connections  at most 128 (ulimit -n 256, less 128 kept for the store, files and callbacks)\n');
+  expect(started.stderr).toBe('');
+  const help = await underUlimit(['start', '--help']);
+  expect(help.stdout).toContain('(default 128 here: ulimit -n 256, less 128 kept for the store, files and callbacks)');
+});
+
+it.runIf(linux)('warns at start of a --max-connections the open-file limit cannot hold, naming where it came from', async () => {
+  const started = await underUlimit(['start', '--memory', '--port', '0', '--max-connections', '1000']);
+  expect(started.stdout).toContain('\n  connections  at most 1000 (--max-connections 1000)\n');
+  expect(started.stderr.split('\n').filter(Boolean).map((line) => line.slice(13))).toEqual([
+    'warn  --max-connections 1000: above the 128 connections the open-file limit leaves room for (ulimit -n 256, less 128 kept for the store, files and callbacks); past that, new clients may be reset with nothing logged. Raise ulimit -n, or lower the cap',
+  ]);
+});
+
+it.each([
+  ['a Linux default', 1024, 256, { cap: 704, reserve: 320 }],
+  ['a raised limit', 1_048_576, 256, { cap: 1_048_256, reserve: 320 }],
+  ['a small limit, shared half and half', 256, 256, { cap: 128, reserve: 128 }],
+  ['fewer callback sends', 1024, 16, { cap: 944, reserve: 80 }],
+  ['an unknown limit', null, 256, { cap: FALLBACK_CAP, reserve: 0 }],
+])('budgets connections for %s', (_name, openFiles, sends, expected) => {
+  expect(connectionBudget(openFiles, sends)).toEqual({ openFiles, ...expected });
+});
+
+it.each([
+  ['a soft limit', 'Max open files            1024                 524288               files     \n', 1024],
+  ['an unlimited one', 'Max open files            unlimited            unlimited            files     \n', null],
+  ['no such line', 'Max processes             63704                63704                processes \n', null],
+])('reads the open-file limit from /proc/self/limits: %s', (_name, text, expected) => {
+  expect(openFileLimit(() => `Limit                     Soft Limit           Hard Limit           Units     \n${text}`)).toBe(expected);
+});
+
+it('has no limits file to read off Linux, and falls back', () => {
+  expect(openFileLimit(() => {
+    throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+  })).toBeNull();
+});
+
+it('fills the cap from the budget unless one is given, and counts the callback sends in the reserve', () => {
+  const openFiles = openFileLimit();
+  expect(parseStartOptions([], {}).limits?.maxConnections).toBe(connectionBudget(openFiles, 256).cap);
+  expect(parseStartOptions(['--webhook-concurrency', '16'], {}).limits?.maxConnections).toBe(connectionBudget(openFiles, 16).cap);
+  expect(parseStartOptions([], { SVC_EMULATOR_MAX_CONNECTIONS: '7' }).connections).toMatchObject({ max: 7, given: 'SVC_EMULATOR_MAX_CONNECTIONS=7', warnings: [] });
+  expect(START_HELP).toContain(`(default ${connectionBudget(openFiles, 256).cap} here: `);
+});

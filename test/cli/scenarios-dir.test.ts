@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { admin, killAll, startCli } from '../support/cli.ts';
+import type { CliEmulator } from '../support/cli.ts';
+
+// `start --scenarios DIR|FILE` adds the user's scenarios to the built-in library (issue 17, item 2): a name in
+// use replaces the built-in one with a warning, a missing path is one line and exit 2.
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+const SHIPPED = new URL('../../scenarios/', import.meta.url).pathname;
+
+/** Every built-in scenario, in file order, as the shipped files list them. */
+const BUILT_IN: string[] = [];
+for (const name of (await readdir(SHIPPED)).filter((n) => /\.(ya?ml|json)$/.test(n)).sort()) {
+  BUILT_IN.push(...(parse(await readFile(join(SHIPPED, name), 'utf8')) as { scenarios: { name: string }[] }).scenarios.map((s) => s.name));
+}
+
+const MINE = ['scenarios:', '  - name: timeout', '    queue_seconds: 7', '    outcome: succeeded', '  - name: mine', '    outcome: succeeded', ''].join('\n');
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-cli-scenarios-'));
+});
+afterEach(async () => {
+  killAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Listed {
+  name: string;
+  queue_seconds: number;
+  outcome: string;
+}
+const scenarios = async (cli: CliEmulator): Promise<Listed[]> => ((await (await admin(cli, 'GET', '/_emulator/scenarios')).json()) as { data: Listed[] }).data;
+const names = async (cli: CliEmulator): Promise<string[]> => (await scenarios(cli)).map((s) => s.name);
+
+/** A start expected to fail: its exit code and what it printed on standard error. */
+function failedStart(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--memory', ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+}
+
+it('adds the scenarios of a folder to the built-in ones, and warns of the one that replaces a built-in', async () => {
+  expect(BUILT_IN).toEqual(expect.arrayContaining(['default', 'timeout', 'instant']));
+  expect(BUILT_IN.some((name) => name.startsWith('text-'))).toBe(true);
+  await writeFile(join(dir, 'mine.yaml'), MINE);
+  const cli = await startCli(['--memory', '--scenarios', dir]);
+  // On standard error, which the test reads apart from the banner.
+  await cli.printed(/replaces the built-in one/);
+  // One line, after the log's time of day (HH:MM:SS.mmm).
+  const said = cli.output().split('\n').filter((line) => line.includes('replaces'));
+  expect(said.map((line) => line.slice(13))).toEqual([`warn  scenario 'timeout' from ${join(dir, 'mine.yaml')} replaces the built-in one`]);
+  // The user's come first (their match rules are tried first); every other built-in stays, text ones included.
+  expect(await names(cli)).toEqual(['timeout', 'mine', ...BUILT_IN.filter((name) => name !== 'timeout')]);
+  expect((await scenarios(cli))[0]).toMatchObject({ name: 'timeout', queue_seconds: 7, outcome: 'succeeded' });
+});
+
+it('takes a single scenario file, and only that file', async () => {
+  await writeFile(join(dir, 'mine.yaml'), MINE);
+  await writeFile(join(dir, 'other.yaml'), ['scenarios:', '  - name: other', '    outcome: succeeded', ''].join('\n'));
+  const cli = await startCli(['--memory', '--scenarios', join(dir, 'mine.yaml')]);
+  expect(await names(cli)).toEqual(['timeout', 'mine', ...BUILT_IN.filter((name) => name !== 'timeout')]);
+});
+
+it('keeps run-time loads working, and a reset goes back to the start-up library: built-ins and the folder', async () => {
+  await writeFile(join(dir, 'mine.yaml'), MINE);
+  const cli = await startCli(['--memory', '--scenarios', dir]);
+  const startUp = await scenarios(cli);
+  const loaded = await admin(cli, 'POST', '/_emulator/scenarios', { scenarios: [{ name: 'mine', queue_seconds: 99, outcome: 'succeeded' }, { name: 'instant', queue_seconds: 5, outcome: 'succeeded' }] });
+  expect(loaded.status).toBe(201);
+  const during = await scenarios(cli);
+  expect(during.slice(0, 2)).toMatchObject([{ name: 'mine', queue_seconds: 99 }, { name: 'instant', queue_seconds: 5 }]);
+  expect(during.filter((s) => s.name === 'mine')).toHaveLength(1);
+  expect((await admin(cli, 'POST', '/_emulator/reset')).status).toBe(200);
+  expect(await scenarios(cli)).toEqual(startUp);
+});
+
+it.each([
+  ['a folder', 'no-such-folder'],
+  ['a file', 'no-such-file.yaml'],
+])('stops with one line and exit 2 when --scenarios names %s that does not exist', async (_what, name) => {
+  const missing = join(dir, name);
+  const { code, stderr } = await failedStart(['--scenarios', missing]);
+  expect(code).toBe(2);
+  expect(stderr).toBe(`svc-emulator start: --scenarios ${missing}: no such file or folder\n`);
+});
+
+it('names the environment variable when the missing path came from it', async () => {
+  const missing = join(dir, 'gone');
+  const { code, stderr } = await failedStart([], { SVC_EMULATOR_SCENARIOS: missing });
+  expect(code).toBe(2);
+  expect(stderr).toBe(`svc-emulator start: SVC_EMULATOR_SCENARIOS=${missing}: no such file or folder\n`);
+});
