@@ -2,7 +2,8 @@
  * The package as `npm pack` builds it (`prepack`: `npm run build`), for the start-up the packed CLI is judged on:
  * a copy of the checkout in a temporary folder with `dist/` compiled, so no `dist/` ever appears in the working
  * tree others run from (test/package/pack.test.ts packs from a copy for the same reason). The copy links the
- * checkout's node_modules; `bin/svc-emulator.js` runs `dist/` whenever it exists, so tsx is never loaded.
+ * checkout's node_modules. Once built, the copy's `src/` goes, as the package's `files` leave it out:
+ * `bin/svc-emulator.js` runs the sources through tsx wherever they are (a checkout), and `dist/` only without them.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -46,6 +47,7 @@ export async function buildPackedCopy(): Promise<PackedCopy> {
     const buildMs = performance.now() - started;
     const index = join(copy, 'dist', 'index.js');
     if (!existsSync(join(copy, 'dist', 'cli', 'main.js')) || !existsSync(index)) throw new Error(`npm run build left no dist/: ${buildWarning}`);
+    await rm(join(copy, 'src'), { recursive: true, force: true });
     return { bin: join(copy, 'bin', 'svc-emulator.js'), index, scratch: join(dir, 'scratch'), buildMs, buildWarning, remove };
   } catch (err) {
     await remove();

@@ -23,8 +23,6 @@ import {
   UPLOAD_BODY_LIMIT,
   modelsRoutes,
   optionsTo,
-  requestIds,
-  requestLog,
   ROUTING,
   tasksRoutes,
   textRoutes,
@@ -33,6 +31,9 @@ import {
   uploadRoutes,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
+import { requestIds } from './http/request-id.ts';
+import { answerEnded } from './http/request-log.ts';
+import { series } from './http/routing.ts';
 
 /**
  * Composition root of the HTTP app: every collaborator comes in through `deps`; it never listens, so tests
@@ -46,30 +47,37 @@ export function createApp(deps: AppDeps): Express {
   // Paths are exact, as the documents name them: a case variant or a trailing slash is an unknown path (404).
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.use(requestIds(deps.random));
-  if (deps.logger) app.use(requestLog(deps, deps.logger));
+  // The request's id first; when its answer ends, its call record (/v1) and its log line.
+  app.use(requestIds(deps, answerEnded(deps)));
 
   // A request no route takes: 405 with Allow on a path the documents name (their methods are the path's), else 404.
   const noRoute = unrouted(documentedMethods([deps.contract.documents.service, deps.contract.documents.admin]));
 
   const v1 = express.Router(ROUTING);
-  // Every /v1 request leaves a call record, those refused by authentication included.
-  v1.use(callRecords(deps));
-  // Authentication comes before reading the body: a bad key is refused whatever it sent.
-  v1.use(apiKeyAuth(deps.db));
-  v1.use(readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : deps.config.bodyLimit)));
-  // The order of checks: authentication, signing, rate, model permission, validation, quota, points, concurrency.
-  v1.use(requestSigning(deps));
-  v1.use(rateLimit(deps));
-  // Only POST /v1/files takes multipart/form-data; on every other endpoint it is a wrong content type.
-  v1.use(parseJsonBody({ takesMultipart: (req) => req.method === 'POST' && req.path === '/files' }));
-  v1.use(modelPermission);
-  // Express would answer OPTIONS itself, from one router's methods; here it is a wrong method like any other.
-  v1.use(optionsTo(noRoute));
-  v1.use(uploadRoutes(deps));
+  // The checks every /v1 request passes, as one step of the router (a router layer per check costs a GET more
+  // than some of the checks do). The order of checks: authentication, signing, rate, model permission,
+  // validation, quota, points, concurrency (the last three where work is admitted).
+  v1.use(
+    series(
+      // Every /v1 request leaves a call record, those refused by authentication included.
+      callRecords(deps),
+      // Authentication comes before reading the body: a bad key is refused whatever it sent.
+      apiKeyAuth(deps.db),
+      readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : deps.config.bodyLimit)),
+      requestSigning(deps),
+      rateLimit(deps),
+      // Only POST /v1/files takes multipart/form-data; on every other endpoint it is a wrong content type.
+      parseJsonBody({ takesMultipart: (req) => req.method === 'POST' && req.path === '/files' }),
+      modelPermission,
+      // Express would answer OPTIONS itself, from one router's methods; here it is a wrong method like any other.
+      optionsTo(noRoute),
+    ),
+  );
+  // The busiest routes first; the routers' paths do not overlap, so their order decides nothing else.
   v1.use(tasksRoutes(deps));
-  v1.use(modelsRoutes(deps));
   v1.use(textRoutes(deps));
+  v1.use(uploadRoutes(deps));
+  v1.use(modelsRoutes(deps));
   v1.use(noRoute);
   app.use('/v1', v1);
 

@@ -10,7 +10,7 @@ import type { Db } from '../db.ts';
  */
 export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
   return (req, res, next) => {
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     const key = bearer ?? (req.path.startsWith('/messages') ? req.get('x-api-key') : undefined);
     const stored = key ? db.keys.get(key) : undefined;
     const account = stored ? db.accounts.get(stored.account_id) : undefined;
@@ -25,6 +25,8 @@ export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
     next();
   };
 }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 export const accountOf = (res: Response): StoredAccount => res.locals['account'] as StoredAccount;
 export const keyOf = (res: Response): StoredKey => res.locals['apiKey'] as StoredKey;

@@ -1,69 +1,118 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { CallDetails, CallRecord } from '../calls/index.ts';
 import { formatTime, parseTime } from '../clock/index.ts';
+import type { Store } from '../store/index.ts';
 import type { AppDeps } from './context.ts';
-import { requestIdOf } from './request-id.ts';
+import { latencyOf, requestIdOf } from './request-id.ts';
 
 type Deps = Pick<AppDeps, 'clock' | 'db'>;
 
+/** When a /v1 request began, on the virtual clock, and on which store (a reset starts a new one). */
+interface CallStart {
+  atMs: number;
+  epoch: number;
+  /** The answer is over: its final record is written or on its way (`endCall`). */
+  ended: boolean;
+}
+
 /**
- * Writes a call record for every /v1 request once its answer is done (or the client has gone): first in the
- * chain, so requests refused by authentication or a bad body are recorded too. A route that changes state writes
- * its record in the same transaction as the change (`recordCall`), so a record is never lost while what it
- * records is kept; the end of the answer then writes the final status and latency over it.
+ * Marks a /v1 request as one that leaves a call record; the record is written once its answer is done (or the
+ * client has gone), by `endCall` from the request's end listener. First in the /v1 chain, so requests refused by
+ * authentication or a bad body are recorded too. A route that changes state writes its record in the same
+ * transaction as the change (`recordCall`), so a record is never lost while what it records is kept; the end of
+ * the answer then writes the final status and latency over it.
  * @see reference "What the service does": every /v1 request is recorded, including rejected ones
  */
 export function callRecords(deps: Deps): RequestHandler {
-  return (req, res, next) => {
-    const atMs = deps.clock.now();
-    const startedWall = deps.clock.wallNow();
+  return (_req, res, next) => {
     // A request a reset overtook belongs to the store it began on: nothing of it goes into the fresh one.
-    const epoch = deps.db.store.epoch;
-    res.locals['callEpoch'] = epoch;
-    res.locals['callRecord'] = (status: number): [CallRecord, number] => [recordOf(deps, req, res, atMs, startedWall, status), atMs];
-    let written = false;
-    const write = (): void => {
-      if (written || deps.db.store.closed || deps.db.store.epoch !== epoch) return;
-      written = true;
-      const record = recordOf(deps, req, res, atMs, startedWall, res.statusCode);
-      // Batched with the other answers of this turn: one commit per record would cost a read more than the read.
-      deps.db.store.later(() => {
-        if (deps.db.store.epoch === epoch) deps.db.calls.put(record, atMs);
-      });
-    };
-    // 'finish' when the answer is handed over (before the client reads it), 'close' when the client went first.
-    res.once('finish', write);
-    res.once('close', write);
+    const start: CallStart = { atMs: deps.clock.now(), epoch: deps.db.store.epoch, ended: false };
+    res.locals['callStart'] = start;
     next();
   };
 }
 
-function recordOf(deps: Deps, req: Request, res: Response, atMs: number, startedWall: number, status: number): CallRecord {
+const startOf = (res: Response): CallStart | undefined => res.locals['callStart'] as CallStart | undefined;
+
+/** The end of a /v1 request's answer: its record, with the final status and latency. */
+export function endCall(deps: Deps, res: Response): void {
+  const start = startOf(res);
+  if (!start || deps.db.store.closed || deps.db.store.epoch !== start.epoch) return;
+  start.ended = true;
+  writeSoon(deps.db, recordOf(deps, res.req, res, start.atMs, res.statusCode), start);
+}
+
+/** Records of answers that ended since the store's last batch of `later` jobs, per store. */
+const ending = new WeakMap<Store, [CallRecord, CallStart][]>();
+
+/**
+ * Batched with the other answers of this turn, in one `later` job: one commit per record would cost a read more
+ * than the read, and one statement per record more than the record (`putMany`).
+ */
+function writeSoon(db: Deps['db'], record: CallRecord, start: CallStart): void {
+  let queue = ending.get(db.store);
+  if (!queue) {
+    queue = [];
+    ending.set(db.store, queue);
+  }
+  if (queue.length === 0) {
+    const due = queue;
+    db.store.later(() => {
+      const kept = due.splice(0).filter(([, begun]) => begun.epoch === db.store.epoch);
+      try {
+        db.calls.putMany(kept.map(([one, begun]) => [one, begun.atMs]));
+      } catch (err) {
+        // One record that cannot be written must not take the others with it: each on its own, as they came.
+        for (const [one, begun] of kept) {
+          try {
+            db.calls.put(one, begun.atMs);
+          } catch {
+            // Reported once below, as the batch's failure.
+          }
+        }
+        throw err;
+      }
+    });
+  }
+  queue.push([record, start]);
+}
+
+/** `formatTime` (whole seconds), remembering the last second: the requests of a burst share it. */
+let lastTime: [second: number, text: string] = [NaN, ''];
+function timeOf(atMs: number): string {
+  const second = Math.floor(atMs / 1000);
+  if (lastTime[0] !== second) lastTime = [second, formatTime(atMs)];
+  return lastTime[1];
+}
+
+function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status: number): CallRecord {
   const details = callDetailsOf(res);
   const account = res.locals['account'] as { id: string } | undefined;
   const key = res.locals['apiKey'] as { key: string } | undefined;
   const errorCode = res.locals['errorCode'] as string | undefined;
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
   return {
     request_id: requestIdOf(res),
-    at: formatTime(atMs),
+    at: timeOf(atMs),
     key: key?.key ?? null,
     account_id: account?.id ?? null,
     method: req.method,
-    path: req.originalUrl.split('?')[0] ?? req.originalUrl,
+    path: query === -1 ? url : url.slice(0, query),
     status,
     error_code: details.error_code ?? errorCode ?? null,
     // A refused request is found by the model it named too.
     model: details.model ?? modelNamedBy(req.body),
     ...(details.text ? { text: details.text } : {}),
     ...(details.task_id ? { task_id: details.task_id } : {}),
-    latency_ms: deps.clock.wallNow() - startedWall,
+    latency_ms: latencyOf(deps, res),
   };
 }
 
 /** Writes the call's record now, inside the caller's transaction, as answered with `status`. */
-export function recordCall(deps: Pick<AppDeps, 'db'>, res: Response, status = 200): void {
-  const build = res.locals['callRecord'] as ((status: number) => [CallRecord, number]) | undefined;
-  if (build) deps.db.calls.put(...build(status));
+export function recordCall(deps: Deps, res: Response, status = 200): void {
+  const start = startOf(res);
+  if (start) deps.db.calls.put(recordOf(deps, res.req, res, start.atMs, status), start.atMs);
 }
 
 function modelNamedBy(body: unknown): string | null {
@@ -78,12 +127,21 @@ export function callDetailsOf(res: Response): CallDetails {
 
 /**
  * Adds to a call's record, whether or not it has been written yet: a stream whose client went away is settled
- * after the connection (and so the record) has closed.
+ * after the connection (and so the record) has closed. While the answer goes on, the record is written whole
+ * (what the route has added so far included, as `recordCall` does); once it is over, the final record is read
+ * back and the patch written over it.
  */
-export function amendCall(deps: Pick<AppDeps, 'db'>, res: Response, patch: CallDetails): void {
+export function amendCall(deps: Deps, res: Response, patch: CallDetails): void {
   Object.assign(callDetailsOf(res), patch);
   const { db } = deps;
-  if (db.store.closed || db.store.epoch !== res.locals['callEpoch']) return;
+  const start = startOf(res);
+  if (!start || db.store.closed || db.store.epoch !== start.epoch) return;
+  if (!start.ended) {
+    // One statement: the caller's transaction (a settlement's) needs no savepoint around it.
+    if (db.store.inTransaction) recordCall(deps, res);
+    else db.store.transaction(() => recordCall(deps, res));
+    return;
+  }
   db.store.transaction(() => {
     const written = db.calls.get(requestIdOf(res));
     if (written) db.calls.put({ ...written, ...patch }, parseTime(written.at));

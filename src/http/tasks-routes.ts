@@ -10,7 +10,7 @@ import { accountOf } from './api-key.ts';
 import { callDetailsOf, recordCall } from './call-records.ts';
 import { admissionOf } from './key-checks.ts';
 import type { AppDeps } from './context.ts';
-import { requireObjectBody } from './json-body.ts';
+import { requireObjectBody, sendJson } from './json-body.ts';
 
 /** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
 export function tasksRoutes(deps: AppDeps): Router {
@@ -64,16 +64,16 @@ export function tasksRoutes(deps: AppDeps): Router {
       return submitted;
     });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    res.json(task);
+    sendJson(res, task);
   });
 
   router.get('/tasks', (req, res) => {
     const query = contract.parameters('listTasks', 'query', req.query as Record<string, unknown>);
-    res.json(listTasks(db, accountOf(res).id, query as unknown as ListQuery));
+    sendJson(res, listTasks(db, accountOf(res).id, query as unknown as ListQuery));
   });
 
   router.get('/tasks/:id', (req, res) => {
-    res.json(findTask(db, accountOf(res).id, req.params.id).task);
+    sendJson(res, findTask(db, accountOf(res).id, req.params.id).task);
   });
 
   router.post('/tasks/:id/cancel', (req, res) => {
@@ -82,7 +82,7 @@ export function tasksRoutes(deps: AppDeps): Router {
       recordCall(deps, res);
       return canceled;
     });
-    res.json(task);
+    sendJson(res, task);
   });
 
   return router;

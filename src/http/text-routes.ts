@@ -100,9 +100,10 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   res.once('close', () => {
     closed = !res.writableFinished;
   });
+  // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing: the headers go with
+  // the first events (every format has at least one before its first token), which are written before the first
+  // wait, in the turn the call was admitted in.
   res.writeHead(200, STREAM_HEADERS);
-  // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing.
-  res.flushHeaders();
   // Events between two yields go out as one write: a socket write costs more than an event, and 200 streams
   // writing token by token keep new calls waiting for their first byte.
   let batch = '';
@@ -119,7 +120,7 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   let chunks = 0;
   let sequence = 0;
   for (const event of format.events(call.view)) {
-    const delivers = event.tokens ?? 0;
+    const delivers = event.tokens;
     if (delivers > 0) {
       if (behaviour.error_after_chunks !== undefined && chunks >= behaviour.error_after_chunks) {
         const error = new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
@@ -141,7 +142,7 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
       }
     }
     if (closed) break;
-    batch += encodeEvent(event);
+    batch += event.text;
     batchTokens += delivers;
     if (delivers > 0) chunks += 1;
     sequence += 1;

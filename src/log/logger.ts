@@ -10,6 +10,8 @@ export interface Logger {
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
+  /** Whether a line at `level` would be written: a caller skips building one that would not. */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -39,6 +41,7 @@ export function createLogger(options: {
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
+    enabled: (level) => ORDER[level] >= ORDER[options.level],
   };
 }
 

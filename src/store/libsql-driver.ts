@@ -1,6 +1,6 @@
 import Database from 'libsql';
 import type { Driver, SqlValue, Statement } from './driver.ts';
-import { StoreBusyError } from './driver.ts';
+import { controlsTransactionOnly, StoreBusyError, tablesWritten } from './driver.ts';
 
 type Raw = {
   run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
@@ -26,6 +26,14 @@ export function openLibsql(path: string): Driver {
     throw err;
   }
   const cache = new Map<string, Statement>();
+  const controls = new Map<string, boolean>();
+  // Writes per table, and writes that may have touched any: a table's version is the sum, so it moves with either.
+  const writes = new Map<string, number>();
+  let anyWrites = 0;
+  const wrote = (tables: string[] | 'all'): void => {
+    if (tables === 'all') anyWrites += 1;
+    else for (const table of tables) writes.set(table, (writes.get(table) ?? 0) + 1);
+  };
   const wrap = <T>(work: () => T): T => {
     try {
       return work();
@@ -40,18 +48,63 @@ export function openLibsql(path: string): Driver {
       if (cached) return cached;
       const raw = wrap(() => db.prepare(sql) as unknown as Raw);
       if (raw.reader) raw.raw(true);
-      const statement: Statement = {
-        run: (...params) => {
-          const result = wrap(() => raw.run(...params));
-          return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
-        },
-        get: (...params) => wrap(() => raw.get(...params) as SqlValue[] | undefined),
-        all: (...params) => wrap(() => raw.all(...params) as SqlValue[][]),
-      };
+      const tables = tablesWritten(sql);
+      const statement: Statement =
+        tables !== 'all' && tables.length === 0
+          ? {
+              run: (...params) => {
+                const result = wrap(() => raw.run(...params));
+                return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+              },
+              get: (...params) => wrap(() => raw.get(...params) as SqlValue[] | undefined),
+              all: (...params) => wrap(() => raw.all(...params) as SqlValue[][]),
+            }
+          : {
+              // Counted even when the write fails: what a failed statement left is not worth reasoning about.
+              run: (...params) => {
+                try {
+                  const result = wrap(() => raw.run(...params));
+                  return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+                } finally {
+                  wrote(tables);
+                }
+              },
+              get: (...params) => {
+                try {
+                  return wrap(() => raw.get(...params) as SqlValue[] | undefined);
+                } finally {
+                  wrote(tables);
+                }
+              },
+              all: (...params) => {
+                try {
+                  return wrap(() => raw.all(...params) as SqlValue[][]);
+                } finally {
+                  wrote(tables);
+                }
+              },
+            };
       cache.set(sql, statement);
       return statement;
     },
-    exec: (sql) => void wrap(() => db.exec(sql)),
+    exec(sql) {
+      // A rollback undoes writes whose rows may have been read since: every table counts as changed. So does a
+      // COMMIT that fails (SQLite may have rolled the transaction back itself).
+      let control = controls.get(sql);
+      if (control === undefined) {
+        control = controlsTransactionOnly(sql);
+        // The store's few texts (BEGIN IMMEDIATE, COMMIT, SAVEPOINT s1, …) are each judged once.
+        if (controls.size < 256) controls.set(sql, control);
+      }
+      try {
+        wrap(() => db.exec(sql));
+      } catch (err) {
+        wrote('all');
+        throw err;
+      }
+      if (!control) wrote('all');
+    },
+    version: (table) => anyWrites + (writes.get(table) ?? 0),
     close: () => {
       cache.clear();
       db.close();

@@ -6,6 +6,12 @@ export interface SseEvent {
   tokens?: number;
 }
 
+/** An event as it goes on the wire (`encodeEvent`'s text), and the output tokens it delivers. */
+export interface WireEvent {
+  text: string;
+  tokens: number;
+}
+
 /**
  * The one SSE encoder: `event:` and `data:` lines, data split on line breaks, a blank line after each event.
  * @see reference "Streaming"
@@ -19,6 +25,38 @@ export function encodeEvent(event: SseEvent): string {
 
 const LINE_BREAK = /[\r\n]/;
 const LINE_BREAKS = /\r\n|\r|\n/;
+
+export const wire = (event: SseEvent): WireEvent => ({ text: encodeEvent(event), tokens: event.tokens ?? 0 });
+
+/**
+ * A value `eventTemplate` fills in later: put `slot(0)`, `slot(1)`, … in an event's JSON data, in the order
+ * they appear once serialized.
+ */
+export const slot = (n: number): string => `\u0000slot${n}\u0000`;
+
+/**
+ * `encodeEvent` for a run of events alike but for a few values (the content deltas of a stream: one piece of
+ * text each, the Responses-style ones a sequence number too): the event is encoded once with slots, and each
+ * event of the run is the text around them with its values' JSON in between. The text is the same as
+ * `encodeEvent` gives for the event with the values in place: the data is JSON, whose line breaks are escaped.
+ */
+export function eventTemplate(event: SseEvent & { data: object }, slots: 1): (value: unknown) => string;
+export function eventTemplate(event: SseEvent & { data: object }, slots: 2): (first: unknown, second: unknown) => string;
+export function eventTemplate(event: SseEvent & { data: object }, slots: 1 | 2): (first: unknown, second?: unknown) => string {
+  const text = encodeEvent(event);
+  const parts: string[] = [];
+  let from = 0;
+  for (let n = 0; n < slots; n++) {
+    const marker = JSON.stringify(slot(n));
+    const at = text.indexOf(marker, from);
+    if (at === -1) throw new Error(`eventTemplate: slot ${n} is not in the event's data, after slot ${n - 1}`);
+    parts.push(text.slice(from, at));
+    from = at + marker.length;
+  }
+  parts.push(text.slice(from));
+  const [a = '', b = '', c = ''] = parts;
+  return slots === 1 ? (value) => a + JSON.stringify(value) + b : (first, second) => a + JSON.stringify(first) + b + JSON.stringify(second) + c;
+}
 
 /**
  * @see reference "Streaming": reverse proxies must not buffer.

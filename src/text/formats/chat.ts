@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors/index.ts';
-import type { SseEvent } from '../sse.ts';
+import { eventTemplate, slot, wire } from '../sse.ts';
 import type { TextFormat, TextCallView } from './types.ts';
 import { textOf } from './text-of.ts';
 
@@ -65,7 +65,7 @@ export const chatFormat: TextFormat = {
       usage: usage(call),
     };
   },
-  events(call) {
+  *events(call) {
     const { generated } = call;
     const chunk = (delta: Record<string, unknown>, finish: string | null): Record<string, unknown> => ({
       id: call.id,
@@ -75,22 +75,22 @@ export const chatFormat: TextFormat = {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
     const finish = FINISH[generated.finish];
-    const events: SseEvent[] = [{ data: chunk({ role: 'assistant', content: generated.toolCall ? null : '' }, null) }];
+    yield wire({ data: chunk({ role: 'assistant', content: generated.toolCall ? null : '' }, null) });
     if (generated.toolCall) {
       const { id, function: fn } = toolCall(call);
-      events.push({ data: chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: fn.name, arguments: '' } }] }, null) });
-      events.push({ data: chunk({ tool_calls: [{ index: 0, function: { arguments: fn.arguments } }] }, finish), tokens: generated.outputTokens });
+      yield wire({ data: chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: fn.name, arguments: '' } }] }, null) });
+      yield wire({ data: chunk({ tool_calls: [{ index: 0, function: { arguments: fn.arguments } }] }, finish), tokens: generated.outputTokens });
     } else if (generated.pieces.length === 0) {
-      events.push({ data: chunk({}, finish) });
+      yield wire({ data: chunk({}, finish) });
     } else {
-      // The last content chunk carries finish_reason.
-      generated.pieces.forEach((piece, i) => {
-        events.push({ data: chunk({ content: piece }, i === generated.pieces.length - 1 ? finish : null), tokens: 1 });
-      });
+      // Every content chunk but the last is the same JSON around its piece; the last carries finish_reason.
+      const content = eventTemplate({ data: chunk({ content: slot(0) }, null) }, 1);
+      const last = generated.pieces.length - 1;
+      for (let i = 0; i < last; i++) yield { text: content(generated.pieces[i]), tokens: 1 };
+      yield wire({ data: chunk({ content: generated.pieces[last] }, finish), tokens: 1 });
     }
-    if (call.includeUsage) events.push({ data: { ...chunk({}, null), choices: [], usage: usage(call) } });
-    events.push({ data: '[DONE]' });
-    return events;
+    if (call.includeUsage) yield wire({ data: { ...chunk({}, null), choices: [], usage: usage(call) } });
+    yield wire({ data: '[DONE]' });
   },
   errorEvents(errorBody) {
     return [{ data: errorBody }, { data: '[DONE]' }];

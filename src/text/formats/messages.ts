@@ -1,4 +1,5 @@
-import type { SseEvent } from '../sse.ts';
+import { eventTemplate, slot, wire } from '../sse.ts';
+import type { WireEvent } from '../sse.ts';
 import { textOf } from './text-of.ts';
 import type { TextCallView, TextFormat } from './types.ts';
 
@@ -44,26 +45,22 @@ export const messagesFormat: TextFormat = {
       usage: { input_tokens: call.generated.inputTokens, output_tokens: call.generated.outputTokens },
     };
   },
-  events(call) {
-    const events: SseEvent[] = [
-      {
-        event: 'message_start',
-        data: { message: { ...message(call), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: call.generated.inputTokens, output_tokens: 0 } } },
-      },
-      { event: 'content_block_start', data: { index: 0, content_block: { type: 'text', text: '' } } },
-      { event: 'ping', data: {} },
-      ...call.generated.pieces.map((text) => ({ event: 'content_block_delta', data: { index: 0, delta: { type: 'text_delta', text } }, tokens: 1 })),
-      { event: 'content_block_stop', data: { index: 0 } },
-      {
-        event: 'message_delta',
-        data: {
-          delta: { stop_reason: STOP_REASON[call.generated.finish], stop_sequence: call.generated.stopSequence },
-          usage: { output_tokens: call.generated.outputTokens },
-        },
-      },
-      { event: 'message_stop', data: {} },
-    ];
-    return events.map((e) => ({ ...e, data: { type: e.event, ...(e.data as object) } }));
+  *events(call) {
+    // Every event's data starts with its own name as `type`.
+    const event = (name: string, data: object, tokens?: number): WireEvent => wire({ event: name, data: { type: name, ...data }, ...(tokens ? { tokens } : {}) });
+    yield event('message_start', {
+      message: { ...message(call), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: call.generated.inputTokens, output_tokens: 0 } },
+    });
+    yield event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    yield event('ping', {});
+    const delta = eventTemplate({ event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: slot(0) } } }, 1);
+    for (const text of call.generated.pieces) yield { text: delta(text), tokens: 1 };
+    yield event('content_block_stop', { index: 0 });
+    yield event('message_delta', {
+      delta: { stop_reason: STOP_REASON[call.generated.finish], stop_sequence: call.generated.stopSequence },
+      usage: { output_tokens: call.generated.outputTokens },
+    });
+    yield event('message_stop', {});
   },
   errorEvents(errorBody) {
     return [{ event: 'error', data: errorBody }];

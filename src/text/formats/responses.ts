@@ -1,4 +1,5 @@
-import type { SseEvent } from '../sse.ts';
+import { eventTemplate, slot, wire } from '../sse.ts';
+import type { WireEvent } from '../sse.ts';
 import { textOf } from './text-of.ts';
 import type { TextCallView, TextFormat } from './types.ts';
 
@@ -38,24 +39,26 @@ export const responsesFormat: TextFormat = {
     };
   },
   body: (call) => response(call, 'final'),
-  events(call) {
+  *events(call) {
     const itemId = messageId(call);
     const text = call.generated.pieces.join('');
     const part = (done: boolean) => ({ type: 'output_text', text: done ? text : '', annotations: [] });
     const at = { item_id: itemId, output_index: 0, content_index: 0 };
-    const events: SseEvent[] = [
-      { event: 'response.created', data: { response: response(call, 'in_progress') } },
-      { event: 'response.in_progress', data: { response: response(call, 'in_progress') } },
-      { event: 'response.output_item.added', data: { output_index: 0, item: item(call, 'in_progress') } },
-      { event: 'response.content_part.added', data: { ...at, part: part(false) } },
-      ...call.generated.pieces.map((delta) => ({ event: 'response.output_text.delta', data: { ...at, delta, logprobs: [] }, tokens: 1 })),
-      { event: 'response.output_text.done', data: { ...at, text, logprobs: [] } },
-      { event: 'response.content_part.done', data: { ...at, part: part(true) } },
-      { event: 'response.output_item.done', data: { output_index: 0, item: item(call, 'final') } },
-    ];
+    // Every event's data starts with its name as `type` and its place in the stream as `sequence_number`.
+    let sequence = 0;
+    const event = (name: string, data: object): WireEvent => wire({ event: name, data: { type: name, sequence_number: sequence++, ...data } });
+    yield event('response.created', { response: response(call, 'in_progress') });
+    yield event('response.in_progress', { response: response(call, 'in_progress') });
+    yield event('response.output_item.added', { output_index: 0, item: item(call, 'in_progress') });
+    yield event('response.content_part.added', { ...at, part: part(false) });
+    const name = 'response.output_text.delta';
+    const delta = eventTemplate({ event: name, data: { type: name, sequence_number: slot(0), ...at, delta: slot(1), logprobs: [] } }, 2);
+    for (const piece of call.generated.pieces) yield { text: delta(sequence++, piece), tokens: 1 };
+    yield event('response.output_text.done', { ...at, text, logprobs: [] });
+    yield event('response.content_part.done', { ...at, part: part(true) });
+    yield event('response.output_item.done', { output_index: 0, item: item(call, 'final') });
     const final = response(call, 'final');
-    events.push({ event: final['status'] === 'incomplete' ? 'response.incomplete' : 'response.completed', data: { response: final } });
-    return events.map((e, i) => ({ ...e, data: { type: e.event, sequence_number: i, ...(e.data as object) } }));
+    yield event(final['status'] === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final });
   },
   errorEvents(errorBody, nextSequence) {
     return [{ event: 'error', data: { type: 'error', sequence_number: nextSequence, ...errorBody } }];

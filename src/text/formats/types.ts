@@ -1,6 +1,6 @@
 import type { ApiError } from '../../errors/index.ts';
 import type { Generated, TextRequest } from '../generate.ts';
-import type { SseEvent } from '../sse.ts';
+import type { SseEvent, WireEvent } from '../sse.ts';
 
 /** A text call as parsed from one of the three formats. */
 export interface ParsedCall {
@@ -31,7 +31,8 @@ export interface TextFormat {
   idPrefix: string;
   parse(body: Record<string, unknown>): ParsedCall;
   body(call: TextCallView): Record<string, unknown>;
-  events(call: TextCallView): SseEvent[];
+  /** The stream's events, encoded, made as they are taken: the first goes out before the rest exist. */
+  events(call: TextCallView): Iterable<WireEvent>;
   /** The stream's error event(s), given the error body of the format. */
   errorEvents(errorBody: Record<string, unknown>, nextSequence: number): SseEvent[];
 }
