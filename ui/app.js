@@ -1,12 +1,34 @@
-// The emulator's dashboard: plain ES module, no build step, no library. It reads and steers the control API
+// The emulator's dashboard: plain ES modules, no build step, no library. It reads and steers the control API
 // under /_emulator with the admin token the user signs in with (kept in this tab's sessionStorage only), and
-// polls every POLL_MS. Everything from the emulator is written with textContent, never parsed as HTML.
-/* global document, fetch, sessionStorage, setTimeout, clearTimeout, FormData, URLSearchParams, CSS */
+// polls every POLL_MS, reading only what changed: lists send the versions of the rows the page holds, the
+// ledger asks for the entries after the newest it has. Everything from the emulator is written as text.
+/* global document, sessionStorage, setTimeout, clearTimeout, FormData, location, history, navigator, window, ResizeObserver */
+
+import { ApiFailure, createApi, listReader, query, traffic } from './api.js';
+import { curlFor, redactKey } from './curl.js';
+import {
+  $,
+  chooser,
+  duration,
+  emptyRow,
+  fact,
+  h,
+  invalidate,
+  jsonBlock,
+  pager,
+  plainTime,
+  prettyJson,
+  renderInto,
+  seconds,
+  statusBadge,
+  time,
+} from './dom.js';
+import { scenarioKind, scenarioOutcome, scenarioTiming } from './scenarios.js';
 
 const TOKEN_KEY = 'svc-emulator-admin-token';
 const POLL_MS = 1500;
 const SCENARIO_EVERY = 10; // polls between scenario reloads: they change only when someone loads new ones
-const LEDGER_ROWS = 200;
+const LEDGER_CATCH_UP = 1000; // new entries read per poll at most; beyond it the ledger jumps to the newest
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 
 const state = {
@@ -14,119 +36,42 @@ const state = {
   timer: null,
   ticks: 0,
   clockNow: null,
-  accountIds: [],
-  ledgerAccount: null,
-  taskId: null,
-  task: null, // the chosen task's admin list entry: {account_id, scenario, task}
-  models: new Set(),
   lastError: '',
+  pages: { accounts: 1, tasks: 1, callbacks: 1, records: 1 },
+  accountIds: new Set(),
+  models: new Set(),
+  ledger: { account: null, entries: [], count: 0 },
+  // The chosen items; each detail is read again only when its row's version in a list changed (or it is on no
+  // page shown), so a quiet poll reads none of them.
+  taskId: null,
+  task: null,
+  taskVersion: null,
+  recordId: null,
+  record: null,
+  recordTask: null,
+  recordVersion: null,
+  deliveryId: null,
+  delivery: null,
+  deliveryVersion: null,
 };
 
-const $ = (id) => {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`The page has no #${id}.`);
-  return el;
-};
-
-// ---------------------------------------------------------------------------------------------------------------
-// Talking to the control API
-
-class ApiFailure extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-async function api(method, path, body) {
-  // The header marks the dashboard's own calls: its polling reads are logged at debug, not info.
-  const headers = { Authorization: `Bearer ${state.token}`, 'X-Emulator-Client': 'dashboard' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(path, {
-    method,
-    headers,
-    cache: 'no-store',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!res.ok) {
-    const error = data && data.error ? data.error : {};
-    throw new ApiFailure(res.status, error.code ?? 'error', error.message ?? `HTTP ${res.status}`);
-  }
-  return data;
-}
-
-const query = (params) => {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== '' && value != null) search.set(name, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
+const api = createApi(() => state.token);
+const readers = {
+  accounts: listReader(api, '/_emulator/accounts'),
+  tasks: listReader(api, '/_emulator/tasks'),
+  records: listReader(api, '/_emulator/records'),
+  callbacks: listReader(api, '/_emulator/webhooks/deliveries'),
+  taskDeliveries: listReader(api, '/_emulator/webhooks/deliveries'),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Building DOM
-
-/** h('td', {className: 'num'}, 'text', node, ...): an element; strings become text nodes. */
-function h(tag, props = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'className') el.className = value;
-    else if (name === 'dataset') Object.assign(el.dataset, value);
-    else if (name.startsWith('on')) el.addEventListener(name.slice(2).toLowerCase(), value);
-    else if (name in el && typeof value !== 'string') el[name] = value;
-    else el.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
-  }
-  return el;
-}
-
-const signatures = new WeakMap();
-
-/**
- * Replaces a container's children only when what it shows changed, and puts the keyboard focus back on the
- * control with the same data-focus key, so polling never pulls focus out from under a keyboard user.
- */
-function renderInto(container, signature, build) {
-  if (signatures.get(container) === signature) return;
-  signatures.set(container, signature);
-  const focused = document.activeElement;
-  const focusKey = focused && container.contains(focused) ? focused.dataset.focus : undefined;
-  container.replaceChildren(...[build()].flat());
-  if (focusKey) container.querySelector(`[data-focus="${CSS.escape(focusKey)}"]`)?.focus();
-}
-
-const time = (iso) => (iso ? h('time', { datetime: iso }, iso.replace('T', ' ').replace(/\+08:00$/, '')) : '–');
-
-const seconds = (fromIso, toIso) => Math.round((Date.parse(toIso) - Date.parse(fromIso)) / 1000);
-
-const duration = (s) => {
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.floor(s / 60)} min ${s % 60 ? `${s % 60} s` : ''}`.trim();
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-};
-
-const statusBadge = (status) => h('span', { className: `badge badge-${status}` }, status);
-
-const emptyRow = (columns, text) => h('tr', {}, h('td', { colSpan: columns, className: 'empty' }, text));
-
-// ---------------------------------------------------------------------------------------------------------------
-// Messages
+// Messages: the sticky header's "Last action" line
 
 function announce(message, isError = false) {
   const status = $('status');
   status.textContent = message;
   status.classList.toggle('error', isError);
+  status.classList.toggle('ok', !isError);
 }
 
 function reportPollError(error) {
@@ -153,12 +98,10 @@ async function signIn(token, { quiet = false } = {}) {
     return false;
   }
   sessionStorage.setItem(TOKEN_KEY, token);
-  $('login').hidden = true;
-  $('session').hidden = false;
-  $('signed-out').hidden = true;
-  $('dashboard').hidden = false;
-  $('nav').hidden = false;
+  for (const id of ['login', 'signed-out']) $(id).hidden = true;
+  for (const id of ['session', 'dashboard', 'nav', 'clock']) $(id).hidden = false;
   state.ticks = 0;
+  openFromHash();
   await refresh();
   if (!quiet) announce('Signed in.');
   poll();
@@ -169,11 +112,8 @@ function signOut(message) {
   sessionStorage.removeItem(TOKEN_KEY);
   state.token = null;
   clearTimeout(state.timer);
-  $('login').hidden = false;
-  $('session').hidden = true;
-  $('signed-out').hidden = false;
-  $('dashboard').hidden = true;
-  $('nav').hidden = true;
+  for (const id of ['login', 'signed-out']) $(id).hidden = false;
+  for (const id of ['session', 'dashboard', 'nav', 'clock']) $(id).hidden = true;
   announce(message, message !== 'Signed out.');
   $('token').focus();
 }
@@ -213,26 +153,41 @@ function refresh() {
 
 async function refreshOnce() {
   if (!state.token) return;
-  const taskFilters = formValues($('task-filters'));
-  const recordFilters = formValues($('record-filters'));
+  const before = { ...traffic };
+  const filters = {
+    accounts: formValues($('account-filters')),
+    tasks: formValues($('task-filters')),
+    records: formValues($('record-filters')),
+    callbacks: formValues($('callback-filters')),
+  };
   const wantScenarios = state.ticks++ % SCENARIO_EVERY === 0;
   try {
-    const [clock, accounts, tasks, records, scenarios] = await Promise.all([
+    const [clock, accounts, tasks, records, callbacks, scenarios] = await Promise.all([
       api('GET', '/_emulator/clock'),
-      api('GET', '/_emulator/accounts'),
-      api('GET', `/_emulator/tasks${query(taskFilters)}`),
-      api('GET', `/_emulator/records${query(recordFilters)}`),
+      readers.accounts({ ...filters.accounts, page: state.pages.accounts }),
+      readers.tasks({ ...filters.tasks, page: state.pages.tasks }),
+      readers.records({ ...filters.records, page: state.pages.records }),
+      readers.callbacks({ order: 'attention', ...filters.callbacks, page: state.pages.callbacks }),
       wantScenarios ? api('GET', '/_emulator/scenarios') : null,
     ]);
+    // A page past the end (after a reset, or a narrower filter) goes back to the first.
+    const lists = { accounts, tasks, records, callbacks };
+    const emptied = Object.entries(lists).filter(([name, list]) => list.rows.length === 0 && state.pages[name] > 1);
+    if (emptied.length > 0) {
+      for (const [name] of emptied) state.pages[name] = 1;
+      rerun = true;
+      return;
+    }
     renderClock(clock);
-    renderAccounts(accounts.data);
-    for (const entry of tasks.data) state.models.add(entry.task.model);
-    for (const record of records.data) if (record.model) state.models.add(record.model);
-    renderModels();
-    renderTasks(tasks.data, taskFilters);
-    renderRecords(records.data);
+    renderAccounts(accounts);
+    for (const entry of tasks.rows) state.models.add(entry.task.model);
+    for (const record of records.rows) if (record.model) state.models.add(record.model);
+    renderDatalists();
+    renderTasks(tasks, filters.tasks);
+    renderRecords(records);
+    renderCallbacks(callbacks);
     if (scenarios) renderScenarios(scenarios.data);
-    await Promise.all([refreshLedger(), refreshTask(tasks.data)]);
+    await Promise.all([refreshLedger(), refreshTask(tasks), refreshRecord(records), refreshDelivery(callbacks)]);
     if (state.lastError) announce('Connected again.');
     state.lastError = '';
   } catch (error) {
@@ -240,6 +195,8 @@ async function refreshOnce() {
     else if (error instanceof ApiFailure && error.status === 422) reportPollError(new Error(`a filter is not valid: ${error.message}`));
     else reportPollError(error);
   }
+  const bytes = traffic.bytes - before.bytes;
+  $('traffic').textContent = `The last refresh read ${bytes < 10240 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`} in ${traffic.requests - before.requests} requests.`;
 }
 
 function formValues(form) {
@@ -248,8 +205,56 @@ function formValues(form) {
   return values;
 }
 
+/** A list's row that is also the chosen item: its version, or null when the page shown does not hold it. */
+function listedVersion(list, matches) {
+  const i = list.rows.findIndex(matches);
+  return i === -1 ? null : list.versions[i];
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Clock
+// Deep links: #task=T…, #record=req_…, #delivery=msg_…, #account=acct_… open that item; choosing one updates it.
+
+const CHOOSERS = { task: chooseTask, record: chooseRecord, delivery: chooseDelivery, account: chooseAccount };
+
+function linkOf(hash) {
+  const match = /^#(task|record|delivery|account)=(.+)$/.exec(hash);
+  if (!match) return null;
+  try {
+    return { kind: match[1], id: decodeURIComponent(match[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/** Opens what the address names, if it names something. */
+function openFromHash() {
+  const link = linkOf(location.hash);
+  if (link && state.token) CHOOSERS[link.kind](link.id, { fromLink: true });
+}
+
+/** Puts the chosen item in the address (a new history entry, so Back goes to the item before). */
+function setLink(kind, id) {
+  const hash = `#${kind}=${encodeURIComponent(id)}`;
+  if (location.hash !== hash) history.pushState(null, '', hash);
+}
+
+/**
+ * Brings a detail into view: its heading takes the focus (which scrolls only if it is out of sight); opened by a
+ * link, the heading goes to the top, just below the sticky header.
+ */
+function reveal(headingId, fromLink = false) {
+  const heading = $(headingId);
+  heading.focus({ preventScroll: fromLink });
+  if (fromLink) heading.scrollIntoView({ block: 'start' });
+}
+
+// Whatever scrolls into view (a focused heading, a section link) stops below the sticky header, however tall.
+new ResizeObserver(() => {
+  document.documentElement.style.scrollPaddingTop = `${$('top').offsetHeight + 8}px`;
+}).observe($('top'));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clock (in the sticky header)
 
 function renderClock(clock) {
   state.clockNow = clock.now;
@@ -263,31 +268,25 @@ function renderClock(clock) {
 async function advanceClock(secondsToAdvance, button) {
   await act(button, async () => {
     const result = await api('POST', '/_emulator/clock/advance', { seconds: secondsToAdvance });
-    return `Clock advanced ${duration(secondsToAdvance)} to ${result.now.replace('T', ' ').replace(/\+08:00$/, '')}.`;
+    return `Clock advanced ${duration(secondsToAdvance)} to ${plainTime(result.now)}.`;
   });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Accounts and ledger
 
-function renderAccounts(accounts) {
-  const ids = accounts.map((a) => a.id);
-  if (!state.ledgerAccount || !ids.includes(state.ledgerAccount)) state.ledgerAccount = ids[0] ?? null;
-  if (ids.join() !== state.accountIds.join()) {
-    state.accountIds = ids;
-    for (const select of [$('task-account'), $('record-account')]) {
-      const chosen = select.value;
-      select.replaceChildren(h('option', { value: '' }, 'Any'), ...ids.map((id) => h('option', { value: id }, id)));
-      select.value = ids.includes(chosen) ? chosen : '';
-    }
-  }
-  renderInto($('accounts-body'), JSON.stringify([accounts, state.ledgerAccount]), () =>
+function renderAccounts(list) {
+  const accounts = list.rows;
+  for (const a of accounts) state.accountIds.add(a.id);
+  if (!state.ledger.account && accounts[0]) state.ledger.account = accounts[0].id;
+  $('accounts-caption').textContent = `Accounts and their points, oldest first: ${accounts.length} on page ${list.page}`;
+  renderInto($('accounts-body'), JSON.stringify([list.versions, state.ledger.account]), () =>
     accounts.length === 0
       ? emptyRow(6, 'No accounts.')
       : accounts.map((a) =>
           h(
             'tr',
-            { className: a.id === state.ledgerAccount ? 'chosen' : undefined },
+            { className: a.id === state.ledger.account ? 'chosen' : undefined },
             h('th', { scope: 'row' }, h('code', {}, a.id)),
             h('td', { className: 'num' }, a.available),
             h('td', { className: 'num' }, a.frozen),
@@ -300,12 +299,9 @@ function renderAccounts(accounts) {
                 'button',
                 {
                   type: 'button',
-                  'aria-pressed': String(a.id === state.ledgerAccount),
+                  'aria-pressed': String(a.id === state.ledger.account),
                   dataset: { focus: `ledger-${a.id}` },
-                  onClick: () => {
-                    state.ledgerAccount = a.id;
-                    refresh();
-                  },
+                  onClick: () => chooseAccount(a.id),
                 },
                 `Ledger of ${a.id}`,
               ),
@@ -313,32 +309,92 @@ function renderAccounts(accounts) {
           ),
         ),
   );
+  pager($('accounts-pager'), { page: list.page, hasMore: list.has_more, previous: 'Previous accounts', next: 'Next accounts', onMove: (page) => movePage('accounts', page) });
 }
 
+function chooseAccount(id, { fromLink = false } = {}) {
+  if (state.ledger.account !== id) state.ledger = { account: id, entries: [], count: 0 };
+  invalidate($('accounts-body'));
+  setLink('account', id);
+  if (fromLink) reveal('ledger-heading', true);
+  refresh();
+}
+
+const ledgerPath = (id, params) => `/_emulator/accounts/${encodeURIComponent(id)}/ledger${query(params)}`;
+const entryNumber = (e) => e.n ?? e.id;
+
+/**
+ * The chosen account's ledger, read from its end: at first the newest entries, then on each poll only those
+ * after the newest held (asking from that one, which must come back the same: if not, a reset or an import
+ * replaced the ledger, and it is read afresh).
+ */
 async function refreshLedger() {
-  const id = state.ledgerAccount;
+  const ledger = state.ledger;
+  const id = ledger.account;
   if (!id) {
     $('ledger-caption').textContent = 'No account chosen';
     renderInto($('ledger-body'), 'none', () => emptyRow(5, 'No account.'));
     return;
   }
-  const ledger = await api('GET', `/_emulator/accounts/${encodeURIComponent(id)}/ledger`);
-  const entries = ledger.data.slice(-LEDGER_ROWS).reverse();
+  const size = Number($('ledger-limit').value) || 50;
+  let entries = ledger.entries;
+  let count = ledger.count;
+  const newest = entries.at(-1);
+  try {
+    if (newest) {
+      const page = await api('GET', ledgerPath(id, { after: entryNumber(newest) - 1, limit: LEDGER_CATCH_UP }));
+      if (page.data[0]?.id === newest.id && !page.has_more) entries = [...entries, ...page.data.slice(1)];
+      else entries = [];
+      count = page.count;
+    }
+    if (entries.length === 0) {
+      count = (await api('GET', ledgerPath(id, { limit: 0 }))).count;
+      if (count > 0) entries = (await api('GET', ledgerPath(id, { after: Math.max(0, count - size), limit: size }))).data;
+    }
+  } catch (error) {
+    if (!(error instanceof ApiFailure && error.status === 404)) throw error;
+    // A linked account that never was, or one a reset took away.
+    if (state.ledger.account !== id) return;
+    state.ledger = { account: id, entries: [], count: 0 };
+    $('ledger-caption').textContent = `No account ${id} (a reset, or a wrong link?)`;
+    $('ledger-older').hidden = true;
+    renderInto($('ledger-body'), `gone ${id}`, () => emptyRow(5, 'No entries.'));
+    return;
+  }
+  if (state.ledger.account !== id) return;
+  state.ledger = { account: id, entries, count };
+  renderLedger();
+}
+
+async function loadOlderEntries() {
+  const { account, entries } = state.ledger;
+  const oldest = entries[0];
+  if (!account || !oldest || entryNumber(oldest) <= 1) return;
+  const size = Number($('ledger-limit').value) || 50;
+  const after = Math.max(0, entryNumber(oldest) - 1 - size);
+  const page = await api('GET', ledgerPath(account, { after, limit: entryNumber(oldest) - 1 - after }));
+  if (state.ledger.account !== account || state.ledger.entries[0] !== oldest) return;
+  state.ledger = { ...state.ledger, entries: [...page.data, ...state.ledger.entries] };
+  renderLedger();
+}
+
+function renderLedger() {
+  const { account, entries, count } = state.ledger;
   $('ledger-caption').textContent =
-    `Ledger of ${id}: ${ledger.data.length} entries, newest first` +
-    (ledger.data.length > LEDGER_ROWS ? ` (the last ${LEDGER_ROWS} shown)` : '');
-  renderInto($('ledger-body'), JSON.stringify([id, ledger.data.length, entries[0]?.id]), () =>
+    `Ledger of ${account}: ${count} entries, newest first` + (entries.length < count ? ` (the newest ${entries.length} shown)` : '');
+  $('ledger-older').hidden = entries.length === 0 || entryNumber(entries[0]) <= 1;
+  renderInto($('ledger-body'), JSON.stringify([account, count, entries.length, entries.at(-1)?.id, state.taskId]), () =>
     entries.length === 0
       ? emptyRow(5, 'No entries.')
-      : entries.map((e) =>
+      : [...entries].reverse().map((e) =>
           h(
             'tr',
             { className: `kind-${e.kind}` },
-            h('td', { className: 'num' }, String(e.id)),
+            h('td', { className: 'num' }, String(entryNumber(e))),
             h('td', {}, time(e.at)),
             h('td', {}, e.kind),
             h('td', { className: 'num' }, e.kind === 'refund' || e.kind === 'fund' ? `+${e.points}` : e.points),
-            h('td', {}, e.task_id ? taskButton(e.task_id) : '–'),
+            h('td', {}, e.task_id ? taskButton(e.task_id, `ledger-${e.id}`) : '–'),
           ),
         ),
   );
@@ -347,24 +403,15 @@ async function refreshLedger() {
 // ---------------------------------------------------------------------------------------------------------------
 // Tasks
 
-function renderModels() {
-  const list = $('models');
-  const known = [...state.models].sort();
-  renderInto(list, known.join(), () => known.map((model) => h('option', { value: model })));
+function renderDatalists() {
+  const models = [...state.models].sort();
+  renderInto($('models'), models.join(), () => models.map((model) => h('option', { value: model })));
+  const accounts = [...state.accountIds].sort();
+  renderInto($('account-ids'), accounts.join(), () => accounts.map((id) => h('option', { value: id })));
 }
 
-function taskButton(id, where = 'ledger') {
-  return h(
-    'button',
-    {
-      type: 'button',
-      className: 'link',
-      'aria-pressed': String(id === state.taskId),
-      dataset: { focus: `${where}-task-${id}` },
-      onClick: () => chooseTask(id),
-    },
-    id,
-  );
+function taskButton(id, where) {
+  return chooser(id, { pressed: id === state.taskId, focus: `${where}-task-${id}`, onChoose: () => chooseTask(id) });
 }
 
 function compactTimeline(task) {
@@ -374,14 +421,14 @@ function compactTimeline(task) {
   return h('span', { className: 'timeline-compact' }, parts.join(' → '));
 }
 
-function renderTasks(entries, filters) {
-  const shown = entries.length;
+const pointsText = (p) => `${p.frozen} / ${p.charged} / ${p.refunded}`;
+
+function renderTasks(list, filters) {
+  const entries = list.rows;
+  const filtered = [filters.account && `account ${filters.account}`, filters.model && `model ${filters.model}`, filters.status && `status ${filters.status}`].filter(Boolean);
   $('tasks-caption').textContent =
-    `Tasks, newest first: ${shown} shown` +
-    (filters.account || filters.model || filters.status
-      ? ` (filtered by ${[filters.account && `account ${filters.account}`, filters.model && `model ${filters.model}`, filters.status && `status ${filters.status}`].filter(Boolean).join(', ')})`
-      : '');
-  renderInto($('tasks-body'), JSON.stringify([entries, state.taskId]), () =>
+    `Tasks, newest first: ${entries.length} on page ${list.page}` + (filtered.length > 0 ? ` (filtered by ${filtered.join(', ')})` : '');
+  renderInto($('tasks-body'), JSON.stringify([list.versions, state.taskId]), () =>
     entries.length === 0
       ? emptyRow(7, 'No tasks.')
       : entries.map(({ account_id, scenario, task }) =>
@@ -394,49 +441,59 @@ function renderTasks(entries, filters) {
             h('td', {}, scenario),
             h('td', {}, statusBadge(task.status)),
             h('td', {}, compactTimeline(task)),
-            h('td', { className: 'num' }, `${task.points.frozen} / ${task.points.charged} / ${task.points.refunded}`),
+            h('td', { className: 'num' }, pointsText(task.points)),
           ),
         ),
   );
+  pager($('tasks-pager'), { page: list.page, hasMore: list.has_more, previous: 'Newer tasks', next: 'Older tasks', onMove: (page) => movePage('tasks', page) });
 }
 
-function chooseTask(id) {
-  state.taskId = id;
-  state.task = null;
+function chooseTask(id, { fromLink = false } = {}) {
+  if (state.taskId !== id) {
+    state.taskId = id;
+    state.task = null;
+    state.taskVersion = null;
+    readers.taskDeliveries = listReader(api, '/_emulator/webhooks/deliveries');
+  }
   $('task-heading').textContent = `Task ${id}`;
   $('task-none').hidden = true;
   $('task-detail').hidden = false;
-  signatures.delete($('tasks-body'));
-  signatures.delete($('ledger-body'));
-  $('task-heading').focus();
+  for (const list of ['tasks-body', 'ledger-body', 'records-body', 'callbacks-body']) invalidate($(list));
+  setLink('task', id);
+  reveal('task-heading', fromLink);
   refresh();
 }
 
-async function refreshTask(listed) {
+async function refreshTask(tasks) {
   const id = state.taskId;
   if (!id) return;
-  let entry = listed.find((e) => e.task.id === id);
-  if (!entry) {
-    // Filtered out of the table: look it up among its account's tasks (or everyone's when that is not known yet).
-    const account = state.task?.account_id;
-    const all = await api('GET', `/_emulator/tasks${query({ account, limit: 1000 })}`);
-    entry = all.data.find((e) => e.task.id === id);
-  }
-  const deliveries = entry ? await api('GET', `/_emulator/webhooks/deliveries${query({ task_id: id })}`) : { data: [] };
+  const version = listedVersion(tasks, (e) => e.task.id === id);
+  let entry = state.task;
+  if (!entry || version === null || version !== state.taskVersion) entry = await readOrNull(`/_emulator/tasks/${encodeURIComponent(id)}`);
+  const deliveries = entry ? await readers.taskDeliveries({ task_id: id, limit: 100 }) : { rows: [] };
   if (state.taskId !== id) return;
-  state.task = entry ?? null;
-  renderTask(entry, deliveries.data);
+  state.task = entry;
+  state.taskVersion = version;
+  renderTask(entry, deliveries.rows);
+}
+
+/** A single item of the control API, or null when it is gone (a reset, or a link to something that never was). */
+async function readOrNull(path) {
+  try {
+    return await api('GET', path);
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 404) return null;
+    throw error;
+  }
 }
 
 function renderTask(entry, deliveries) {
   if (!entry) {
-    renderInto($('task-facts'), 'gone', () => [h('div', {}, h('dt', {}, 'Status'), h('dd', {}, 'not found (reset?)'))]);
-    renderInto($('task-timeline'), 'gone', () => []);
-    renderInto($('deliveries'), 'gone', () => []);
+    renderInto($('task-facts'), 'gone', () => fact('Status', 'not found: no such task (a reset, or a wrong link?)'));
+    for (const id of ['task-timeline', 'task-payloads', 'deliveries']) renderInto($(id), 'gone', () => []);
     return;
   }
   const { task } = entry;
-  const fact = (name, value) => h('div', {}, h('dt', {}, name), h('dd', {}, value));
   renderInto($('task-facts'), JSON.stringify(entry), () => [
     fact('Account', h('code', {}, entry.account_id)),
     fact('Model', task.model),
@@ -446,12 +503,21 @@ function renderTask(entry, deliveries) {
     fact('Charged', task.points.charged),
     fact('Refunded', task.points.refunded),
     task.error ? fact('Error', `${task.error.code}: ${task.error.message}`) : null,
+    entry.webhook_url ? fact('Callback address', h('span', { className: 'url' }, entry.webhook_url)) : null,
   ]);
   renderInto($('task-timeline'), JSON.stringify(task), () => timeline(task));
+  renderInto($('task-payloads'), JSON.stringify([task.id, task.input, task.output, task.error, task.metadata]), () => [
+    jsonBlock('Input', task.input, `${task.id}-input`),
+    task.output ? jsonBlock('Output', task.output, `${task.id}-output`) : h('p', { className: 'hint' }, 'Output: none yet.'),
+    task.error ? jsonBlock('Error', task.error, `${task.id}-error`) : null,
+    Object.keys(task.metadata ?? {}).length > 0 ? jsonBlock('Metadata', task.metadata, `${task.id}-metadata`) : null,
+  ]);
   // aria-disabled keeps the buttons focusable (and the focus where it was) once the task has finished.
   const finished = TERMINAL.has(task.status);
   for (const id of ['task-advance', 'task-complete', 'task-fail', 'task-cancel']) $(id).setAttribute('aria-disabled', String(finished));
-  renderInto($('deliveries'), JSON.stringify([deliveries, state.clockNow]), () => deliveryTables(deliveries));
+  renderInto($('deliveries'), JSON.stringify([deliveries, state.clockNow]), () =>
+    deliveries.length === 0 ? h('p', { className: 'hint' }, 'No callback messages for this task.') : deliveries.map((d) => deliveryBlock(d, 'task')),
+  );
 }
 
 function timeline(task) {
@@ -478,44 +544,132 @@ function timeline(task) {
   return items;
 }
 
-function deliveryTables(deliveries) {
-  if (deliveries.length === 0) return h('p', { className: 'hint' }, 'No callback messages for this task.');
-  return deliveries.map((d) => {
-    const next = d.next_attempt_at
-      ? [time(d.next_attempt_at), state.clockNow ? ` (in ${duration(Math.max(0, seconds(state.clockNow, d.next_attempt_at)))})` : '']
-      : ['none'];
-    return h(
-      'div',
-      { className: 'delivery' },
-      h('p', { className: 'delivery-head' },
-        h('code', {}, d.id), ` ${d.type} to `, h('span', { className: 'url' }, d.url), ': ', statusBadge(d.status),
-        '. Next due attempt: ', ...next, ' ',
-        h('button', { type: 'button', dataset: { focus: `resend-${d.id}` }, onClick: (event) => resend(d.id, event.currentTarget) },
-          `Resend ${d.id}`)),
-      h('div', { className: 'scroll' },
-        h('table', {},
-          h('caption', {}, `Attempts of ${d.id}`),
-          h('thead', {}, h('tr', {},
-            h('th', { scope: 'col', className: 'num' }, '#'),
-            h('th', { scope: 'col' }, 'Kind'),
-            h('th', { scope: 'col' }, 'Time'),
-            h('th', { scope: 'col' }, 'Answer'),
-            h('th', { scope: 'col', className: 'num' }, 'Duration (ms)'),
-            h('th', { scope: 'col' }, 'Response excerpt'))),
-          h('tbody', {},
-            d.attempts.length === 0
-              ? emptyRow(6, 'No attempt yet.')
-              : d.attempts.map((a) =>
-                  h('tr', { className: a.ok ? 'ok' : 'not-ok' },
-                    h('td', { className: 'num' }, String(a.number)),
-                    h('td', {}, a.kind),
-                    h('td', {}, time(a.at)),
-                    h('td', {}, a.status_code !== null ? String(a.status_code) : `error: ${a.error ?? 'unknown'}`),
-                    h('td', { className: 'num' }, String(Math.round(a.duration_ms))),
-                    h('td', {}, a.response_excerpt ? h('code', { className: 'excerpt' }, a.response_excerpt) : '–'))),
-          ))),
-    );
-  });
+// ---------------------------------------------------------------------------------------------------------------
+// Callback messages: in a task's detail, across tasks, and one chosen
+
+const answerOf = (a) => (a.status_code !== null ? String(a.status_code) : `error: ${a.error ?? 'unknown'}`);
+
+function nextAttempt(d) {
+  if (!d.next_attempt_at) return ['none'];
+  const wait = state.clockNow ? ` (in ${duration(Math.max(0, seconds(state.clockNow, d.next_attempt_at)))})` : '';
+  return [time(d.next_attempt_at), wait];
+}
+
+function resendButton(d, where) {
+  const label = `Resend ${d.id}`;
+  return h('button', { type: 'button', 'aria-label': label, title: label, dataset: { focus: `${where}-resend-${d.id}` }, onClick: (event) => resend(d.id, event.currentTarget) }, 'Resend');
+}
+
+const headerLines = (headers) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+
+/** A message with its body and every attempt: the headers it sent and the answer it got. */
+function deliveryBlock(d, where) {
+  return h(
+    'div',
+    { className: 'delivery' },
+    h('p', { className: 'delivery-head' },
+      h('code', {}, d.id),
+      where === 'task' ? [' (', chooser('open', { pressed: d.id === state.deliveryId, focus: `${where}-open-${d.id}`, onChoose: () => chooseDelivery(d.id), title: `Open ${d.id} among the callbacks` }), ')'] : null,
+      ` ${d.type} to `, h('span', { className: 'url' }, d.url), ': ', statusBadge(d.status),
+      '. Next due attempt: ', ...nextAttempt(d), ' ', resendButton(d, where)),
+    // Folded at first: for a task's message it is mostly the task, shown above.
+    jsonBlock('Body sent on every attempt', prettyJson(d.body), `${where}-${d.id}-body`, { open: false }),
+    h('div', { className: 'scroll' },
+      h('table', {},
+        h('caption', {}, `Attempts of ${d.id}`),
+        h('thead', {}, h('tr', {},
+          h('th', { scope: 'col', className: 'num' }, '#'),
+          h('th', { scope: 'col' }, 'Kind'),
+          h('th', { scope: 'col' }, 'Time'),
+          h('th', { scope: 'col' }, 'Answer'),
+          h('th', { scope: 'col', className: 'num' }, 'Duration (ms)'),
+          h('th', { scope: 'col' }, 'Response excerpt'),
+          h('th', { scope: 'col' }, 'Request headers'))),
+        h('tbody', {},
+          d.attempts.length === 0
+            ? emptyRow(7, 'No attempt yet.')
+            : d.attempts.map((a) =>
+                h('tr', { className: a.ok ? 'ok' : 'not-ok' },
+                  h('td', { className: 'num' }, String(a.number)),
+                  h('td', {}, a.kind),
+                  h('td', {}, time(a.at)),
+                  h('td', {}, answerOf(a)),
+                  h('td', { className: 'num' }, String(Math.round(a.duration_ms))),
+                  h('td', {}, a.response_excerpt ? h('code', { className: 'excerpt' }, a.response_excerpt) : '–'),
+                  h('td', {}, a.request_headers
+                    ? h('details', { dataset: { key: `${where}-${d.id}-${a.number}-headers` } },
+                        h('summary', {}, `${Object.keys(a.request_headers).length} headers`),
+                        h('pre', { className: 'code headers', 'aria-label': `Headers of attempt ${a.number} of ${d.id}` }, headerLines(a.request_headers)))
+                    : '–'))),
+        ))),
+  );
+}
+
+function renderCallbacks(list) {
+  const messages = list.rows;
+  renderInto($('callbacks-body'), JSON.stringify([list.versions, state.deliveryId, state.taskId, state.clockNow]), () =>
+    messages.length === 0
+      ? emptyRow(9, 'No callback messages.')
+      : messages.map((d) => {
+          const last = d.attempts.at(-1);
+          const failing = d.status === 'failed' || (d.status === 'pending' && last && !last.ok);
+          return h(
+            'tr',
+            { className: [d.id === state.deliveryId ? 'chosen' : '', failing ? 'not-ok' : ''].join(' ').trim() || undefined },
+            h('th', { scope: 'row' }, chooser(d.id, { pressed: d.id === state.deliveryId, focus: `callbacks-${d.id}`, onChoose: () => chooseDelivery(d.id) })),
+            h('td', {}, d.type),
+            h('td', {}, d.task_id ? taskButton(d.task_id, `callbacks-${d.id}`) : '–'),
+            h('td', {}, h('code', {}, d.account_id)),
+            h('td', {}, statusBadge(d.status), failing && d.status === 'pending' ? ' retrying' : ''),
+            h('td', { className: 'num' }, String(d.attempts.length)),
+            h('td', {}, last ? [answerOf(last), ' at ', h('time', { datetime: last.at }, last.at.slice(11, 19))] : '–'),
+            h('td', {}, ...nextAttempt(d)),
+            h('td', {}, resendButton(d, 'callbacks')),
+          );
+        }),
+  );
+  pager($('callbacks-pager'), { page: list.page, hasMore: list.has_more, previous: 'Previous messages', next: 'More messages', onMove: (page) => movePage('callbacks', page) });
+}
+
+function chooseDelivery(id, { fromLink = false } = {}) {
+  if (state.deliveryId !== id) {
+    state.deliveryId = id;
+    state.delivery = null;
+    state.deliveryVersion = null;
+  }
+  $('delivery-heading').textContent = `Message ${id}`;
+  $('delivery-none').hidden = true;
+  $('delivery-detail').hidden = false;
+  invalidate($('callbacks-body'));
+  invalidate($('deliveries'));
+  setLink('delivery', id);
+  reveal('delivery-heading', fromLink);
+  refresh();
+}
+
+async function refreshDelivery(callbacks) {
+  const id = state.deliveryId;
+  if (!id) return;
+  const version = listedVersion(callbacks, (d) => d.id === id);
+  let delivery = state.delivery;
+  if (!delivery || version === null || version !== state.deliveryVersion) {
+    delivery = await readOrNull(`/_emulator/webhooks/deliveries/${encodeURIComponent(id)}`);
+  }
+  if (state.deliveryId !== id) return;
+  state.delivery = delivery;
+  state.deliveryVersion = version;
+  renderInto($('delivery-detail'), JSON.stringify([delivery, state.clockNow, state.taskId]), () =>
+    delivery
+      ? [
+          h('dl', { className: 'facts' },
+            fact('Event', delivery.type),
+            fact('Task', delivery.task_id ? taskButton(delivery.task_id, 'delivery') : 'none (a test event)'),
+            fact('Account', h('code', {}, delivery.account_id)),
+            fact('Created', time(delivery.created_at))),
+          deliveryBlock(delivery, 'delivery'),
+        ]
+      : h('p', { className: 'hint' }, 'Not found: no such message (a reset, or past its retention?)'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -524,8 +678,8 @@ function deliveryTables(deliveries) {
 const busy = new WeakSet();
 
 /**
- * Runs one control call, says what happened, and refreshes at once. The button is marked busy rather than
- * disabled while the call runs: a disabled button would drop the keyboard focus.
+ * Runs one control call, says what happened in the header, and refreshes at once. The button is marked busy
+ * rather than disabled while the call runs: a disabled button would drop the keyboard focus.
  */
 async function act(button, run) {
   if (button) {
@@ -547,7 +701,7 @@ async function act(button, run) {
   await refresh();
 }
 
-const points = (task) => `frozen ${task.points.frozen}, charged ${task.points.charged}, refunded ${task.points.refunded}`;
+const pointsOf = (task) => `frozen ${task.points.frozen}, charged ${task.points.charged}, refunded ${task.points.refunded}`;
 
 function taskAction(action) {
   const id = state.taskId;
@@ -562,10 +716,10 @@ function taskAction(action) {
     if (action === 'fail') {
       const code = $('fail-code').value;
       const task = await api('POST', path, { code });
-      return `Task ${id} failed with ${code}: ${points(task)}.`;
+      return `Task ${id} failed with ${code}: ${pointsOf(task)}.`;
     }
     const task = await api('POST', path, action === 'complete' ? {} : undefined);
-    return `Task ${id} is ${task.status}: ${points(task)}.`;
+    return `Task ${id} is ${task.status}: ${pointsOf(task)}.`;
   });
 }
 
@@ -578,56 +732,133 @@ function resend(id, button) {
   });
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Call records and scenarios
+function movePage(list, page) {
+  state.pages[list] = page;
+  refresh();
+}
 
-function renderRecords(records) {
-  renderInto($('records-body'), JSON.stringify(records), () =>
+// ---------------------------------------------------------------------------------------------------------------
+// Call records
+
+function renderRecords(list) {
+  const records = list.rows;
+  $('records-caption').textContent = `Call records of /v1 requests, newest first: ${records.length} on page ${list.page}`;
+  renderInto($('records-body'), JSON.stringify([list.versions, state.recordId, state.taskId]), () =>
     records.length === 0
       ? emptyRow(9, 'No call records.')
       : records.map((r) =>
           h(
             'tr',
-            { className: r.status >= 400 ? 'not-ok' : undefined },
-            h('th', { scope: 'row' }, h('code', {}, r.request_id)),
+            { className: [r.request_id === state.recordId ? 'chosen' : '', r.status >= 400 ? 'not-ok' : ''].join(' ').trim() || undefined },
+            h('th', { scope: 'row' }, chooser(r.request_id, { pressed: r.request_id === state.recordId, focus: `records-${r.request_id}`, onChoose: () => chooseRecord(r.request_id) })),
             h('td', {}, time(r.at)),
             h('td', {}, `${r.method} ${r.path}`),
             h('td', { className: 'num' }, String(r.status)),
             h('td', {}, r.error_code ?? '–'),
             h('td', {}, r.model ?? '–'),
             h('td', {}, r.account_id ? h('code', {}, r.account_id) : '–'),
-            h('td', {}, r.task_id ? taskButton(r.task_id, 'records') : '–'),
+            h('td', {}, r.task_id ? taskButton(r.task_id, `records-${r.request_id}`) : '–'),
             h('td', { className: 'num' }, String(Math.round(r.latency_ms))),
           ),
         ),
   );
+  pager($('records-pager'), { page: list.page, hasMore: list.has_more, previous: 'Newer records', next: 'Older records', onMove: (page) => movePage('records', page) });
 }
 
-function scenarioTimes(s) {
-  const never = s.outcome === 'timeout' || (s.failure && s.failure.during === 'queued');
-  const span = (t) => `${t.queue_seconds ?? s.queue_seconds ?? '–'} + ${never ? '–' : t.processing_seconds ?? s.processing_seconds ?? '–'}`;
-  const perModel = Object.entries(s.per_model ?? {});
-  if (perModel.length === 0) return span(s);
-  return h('ul', { className: 'plain' }, h('li', {}, `${span(s)} (other models)`), ...perModel.map(([model, t]) => h('li', {}, `${span(t)} (${model})`)));
+function chooseRecord(id, { fromLink = false } = {}) {
+  if (state.recordId !== id) {
+    state.recordId = id;
+    state.record = null;
+    state.recordVersion = null;
+  }
+  $('record-heading').textContent = `Call ${id}`;
+  $('record-none').hidden = true;
+  $('record-detail').hidden = false;
+  invalidate($('records-body'));
+  setLink('record', id);
+  reveal('record-heading', fromLink);
+  refresh();
 }
+
+async function refreshRecord(records) {
+  const id = state.recordId;
+  if (!id) return;
+  const version = listedVersion(records, (r) => r.request_id === id);
+  let { record, recordTask: task } = state;
+  if (!record || version === null || version !== state.recordVersion) {
+    record = await readOrNull(`/_emulator/records/${encodeURIComponent(id)}`);
+    // The task a submission made holds what its body said: the curl command is rebuilt from it.
+    task = record?.task_id ? await readOrNull(`/_emulator/tasks/${encodeURIComponent(record.task_id)}`) : null;
+  }
+  if (state.recordId !== id) return;
+  Object.assign(state, { record, recordTask: task, recordVersion: version });
+  renderRecord(record, task);
+}
+
+function renderRecord(record, task) {
+  if (!record) {
+    renderInto($('record-facts'), 'gone', () => fact('Record', 'not found: no such request id (a reset, or older than 30 days?)'));
+    for (const id of ['record-payloads', 'record-curl', 'curl-note']) renderInto($(id), 'gone', () => []);
+    return;
+  }
+  const text = record.text;
+  renderInto($('record-facts'), JSON.stringify([record, state.taskId]), () => [
+    fact('Time', time(record.at)),
+    fact('Call', `${record.method} ${record.path}`),
+    fact('Status', String(record.status)),
+    record.error_code ? fact('Error code', record.error_code) : null,
+    fact('Model', record.model ?? '–'),
+    fact('Account', record.account_id ? h('code', {}, record.account_id) : '–'),
+    fact('Key', record.key ? h('code', {}, redactKey(record.key)) : '–'),
+    record.task_id ? fact('Task', taskButton(record.task_id, 'record')) : null,
+    fact('Latency', `${Math.round(record.latency_ms)} ms`),
+    text ? fact('Streamed', text.stream ? 'yes' : 'no') : null,
+    text ? fact('Tokens in / out', `${text.input_tokens} / ${text.output_tokens}`) : null,
+    text ? fact('Points (frozen / charged / refunded)', pointsText(text.points)) : null,
+    text?.client_closed ? fact('Client', 'went away mid-stream') : null,
+  ]);
+  renderInto($('record-payloads'), JSON.stringify([record.request_id, text?.content ?? null]), () => {
+    if (!text) return [];
+    if (!text.content) return h('p', { className: 'hint' }, 'Prompt and output are not recorded: start the emulator with --record-content to keep them.');
+    return [
+      jsonBlock('Prompt', text.content.prompt, `${record.request_id}-prompt`),
+      jsonBlock('Output', text.content.output, `${record.request_id}-output`),
+    ];
+  });
+  const { command, note } = curlFor(record, { origin: location.origin, task });
+  $('curl-note').textContent = note;
+  renderInto($('record-curl'), command, () => command);
+}
+
+async function copyCurl() {
+  const pre = $('record-curl');
+  const command = pre.textContent;
+  if (!command) return;
+  try {
+    await navigator.clipboard.writeText(command);
+    announce(`Copied the curl command of ${state.recordId}.`);
+  } catch {
+    // Without clipboard access (an insecure origin, a denied permission) the command is selected to copy by hand.
+    window.getSelection()?.selectAllChildren(pre);
+    announce('Could not reach the clipboard: the command is selected, copy it with your keyboard.', true);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenarios
 
 function renderScenarios(scenarios) {
   renderInto($('scenarios-body'), JSON.stringify(scenarios), () =>
     scenarios.length === 0
-      ? emptyRow(4, 'No scenarios.')
+      ? emptyRow(5, 'No scenarios.')
       : scenarios.map((s) =>
           h(
             'tr',
-            {},
+            { dataset: { scenario: s.name } },
             h('th', { scope: 'row' }, h('code', {}, s.name)),
-            h(
-              'td',
-              {},
-              s.outcome +
-                (s.failure ? ` (${s.failure.code}${s.failure.during === 'queued' ? ', in the queue' : ''})` : '') +
-                (s.cancelable_while_processing ? '; cancelable while processing' : ''),
-            ),
-            h('td', {}, scenarioTimes(s)),
+            h('td', {}, scenarioKind(s)),
+            h('td', {}, scenarioOutcome(s)),
+            h('td', {}, scenarioTiming(s)),
             h('td', {}, s.description ?? ''),
           ),
         ),
@@ -674,19 +905,41 @@ $('advance-custom').addEventListener('submit', (event) => {
   advanceClock(value, event.submitter ?? null);
 });
 
-for (const form of [$('task-filters'), $('record-filters')]) {
+const FORMS = { 'account-filters': 'accounts', 'task-filters': 'tasks', 'record-filters': 'records', 'callback-filters': 'callbacks', 'ledger-filters': null };
+for (const [formId, list] of Object.entries(FORMS)) {
+  const form = $(formId);
+  const apply = () => {
+    // Other filters, other pages: back to the first.
+    if (list) state.pages[list] = 1;
+    if (!list) state.ledger = { ...state.ledger, entries: [] };
+    refresh();
+  };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (form.reportValidity()) refresh();
+    if (form.reportValidity()) apply();
   });
   form.addEventListener('change', () => {
-    if (form.checkValidity()) refresh();
+    if (form.checkValidity()) apply();
   });
 }
 
 for (const action of ['advance', 'complete', 'fail', 'cancel']) {
   $(`task-${action}`).addEventListener('click', () => taskAction(action));
 }
+
+$('ledger-older').addEventListener('click', () => loadOlderEntries().catch(reportPollError));
+$('copy-curl').addEventListener('click', copyCurl);
+
+// The section links scroll without touching the address, which names the chosen item.
+for (const link of document.querySelectorAll('nav a')) {
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    reveal(link.getAttribute('href').slice(1));
+  });
+}
+
+window.addEventListener('hashchange', () => openFromHash());
+window.addEventListener('popstate', () => openFromHash());
 
 const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved) signIn(saved, { quiet: true });

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import { ApiError } from '../errors/index.ts';
+import { listPage } from './admin-routes.ts';
 import type { AppDeps } from './context.ts';
 import type { CallFilter } from '../calls/index.ts';
 
@@ -18,7 +19,7 @@ export function adminCallsRoutes(deps: AppDeps): Router {
     }
     if (query['status'] !== undefined) filter.status = Number(query['status']);
     const { rows, hasMore } = db.calls.page(filter, limit, (Number(query['page']) - 1) * limit);
-    res.json({ object: 'list', data: rows, page: query['page'], limit, has_more: hasMore });
+    res.json(listPage(rows, query, { page: query['page'], limit, has_more: hasMore }));
   });
 
   router.get('/records/:id', (req, res) => {

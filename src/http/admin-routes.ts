@@ -1,7 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
+import type { Db } from '../db.ts';
 import { createAccount, findAccount } from '../accounts/index.ts';
 import type { StoredAccount } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
@@ -74,8 +75,14 @@ export function adminRoutes(deps: AppDeps): Router {
     res.status(201).json(accountView(account));
   });
 
-  router.get('/accounts', (_req, res) => {
-    res.json({ object: 'list', data: db.accounts.all().map(accountView) });
+  router.get('/accounts', (req, res) => {
+    const query = contract.parameters('listAccounts', 'query', req.query as Record<string, unknown>, 'admin');
+    // Accounts are few (a handful per test run), so a page is cut from them all; without a limit, every one.
+    const all = db.accounts.all();
+    const limit = query['limit'] === undefined ? null : Number(query['limit']);
+    const page = Number(query['page']);
+    const rows = limit === null ? all : all.slice((page - 1) * limit, page * limit);
+    res.json(listPage(rows.map(accountView), query, { page, limit, has_more: limit !== null && all.length > page * limit }));
   });
 
   router.get('/accounts/:id', (req, res) => {
@@ -83,8 +90,17 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/accounts/:id/ledger', (req, res) => {
+    const query = contract.parameters('getLedger', 'query', req.query as Record<string, unknown>, 'admin');
     const account = findAccount(db, req.params.id);
-    res.json({ object: 'list', data: db.ledger.ofAccount(account.id) });
+    if (query['after'] === undefined && query['limit'] === undefined) {
+      const data = db.ledger.ofAccount(account.id);
+      return void res.json({ object: 'list', data, count: data.length, has_more: false });
+    }
+    const after = Number(query['after'] ?? 0);
+    const limit = Number(query['limit'] ?? 100);
+    const data = db.ledger.page(account.id, { after, limit });
+    const count = ledgerCount(db, account.id);
+    res.json({ object: 'list', data, count, has_more: (data.at(-1)?.n ?? after) < count });
   });
 
   router.post('/reset', (_req, res) => {
@@ -103,6 +119,44 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   return router;
+}
+
+/**
+ * How many entries the account's ledger has, which is also the number of its newest: entries are numbered 1, 2,
+ * 3, … without gaps, so the count is found by probing numbers, each probe one row of the (account, number) index.
+ * TODO(ledger): a `count(accountId)` on the ledger repository would say it in one query.
+ */
+function ledgerCount(db: Pick<Db, 'ledger'>, accountId: string): number {
+  const exists = (n: number): boolean => n === 0 || db.ledger.page(accountId, { after: n - 1, limit: 1 }).length > 0;
+  let low = 0;
+  let high = 1;
+  while (exists(high)) {
+    low = high;
+    high *= 2;
+  }
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (exists(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A row's version: a short hash of what the listing shows of it, for clients that keep the rows they read. */
+export function versionOf(row: unknown): string {
+  return createHash('sha256').update(JSON.stringify(row)).digest('base64url').slice(0, 12);
+}
+
+/**
+ * A list answer with `versions`, the version of every row of the page in order; with `known` (versions the
+ * client already holds) the rows it has are left out of `data`, which keeps the others in the page's order. The
+ * client rebuilds the page from its own copies and the few rows sent: a quiet emulator answers a dashboard's
+ * poll with a few bytes per list.
+ */
+export function listPage(rows: object[], query: Record<string, unknown>, paging: Record<string, unknown> = {}): Record<string, unknown> {
+  const known = new Set(query['known'] === undefined ? [] : String(query['known']).split(','));
+  const versions = rows.map(versionOf);
+  return { object: 'list', data: rows.filter((_row, i) => !known.has(versions[i] as string)), ...paging, versions };
 }
 
 export function accountView(account: StoredAccount): Record<string, unknown> {

@@ -3,7 +3,8 @@ import { ROUTING } from './routing.ts';
 import type { Request } from 'express';
 import { ApiError } from '../errors/index.ts';
 import { checkScenarios } from '../scenarios/index.ts';
-import type { TaskFailureCode, TaskOutput, TaskStatus } from '../tasks/index.ts';
+import type { StoredTask, TaskFailureCode, TaskOutput, TaskStatus } from '../tasks/index.ts';
+import { listPage } from './admin-routes.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -30,8 +31,15 @@ export function adminTasksRoutes(deps: AppDeps): Router {
       ...(query['status'] !== undefined ? { status: query['status'] as TaskStatus } : {}),
       ...(query['model'] !== undefined ? { model: String(query['model']) } : {}),
     };
-    const all = db.tasks.page(filter, Number(query['limit']), 0).rows;
-    res.json({ object: 'list', data: all.map((t) => ({ account_id: t.account_id, scenario: t.plan.scenario, task: t.task })) });
+    const limit = Number(query['limit']);
+    const page = Number(query['page']);
+    const { rows, hasMore } = db.tasks.page(filter, limit, (page - 1) * limit);
+    res.json(listPage(rows.map(listEntry), query, { page, limit, has_more: hasMore }));
+  });
+
+  router.get('/tasks/:id', (req, res) => {
+    const stored = taskOf(req.params.id);
+    res.json({ ...listEntry(stored), webhook_url: stored.webhook_url ?? null, key: stored.key ?? null });
   });
 
   router.post('/tasks/:id/advance', (req, res) => {
@@ -69,3 +77,10 @@ export function adminTasksRoutes(deps: AppDeps): Router {
 
   return router;
 }
+
+/** A task as the control API lists it: with its account and the scenario it follows. */
+const listEntry = (stored: StoredTask): { account_id: string; scenario: string; task: StoredTask['task'] } => ({
+  account_id: stored.account_id,
+  scenario: stored.plan.scenario,
+  task: stored.task,
+});

@@ -3,9 +3,10 @@ import { ROUTING } from './routing.ts';
 import { findAccount } from '../accounts/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { webhookAddressProblemResolved } from '../webhooks/index.ts';
-import type { StoredDelivery } from '../webhooks/index.ts';
-import { accountView } from './admin-routes.ts';
+import type { StoredAccount } from '../accounts/index.ts';
+import { attemptRequestHeaders, webhookAddressProblemResolved } from '../webhooks/index.ts';
+import type { DeliveryFilter, DeliveryOrder, StoredDelivery } from '../webhooks/index.ts';
+import { accountView, listPage } from './admin-routes.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -13,20 +14,31 @@ import { requireObjectBody } from './json-body.ts';
 export function adminWebhooksRoutes(deps: AppDeps): Router {
   const { contract, db, webhooks } = deps;
   const router = Router(ROUTING);
+  const view = (delivery: StoredDelivery): Record<string, unknown> => deliveryView(delivery, db.accounts.get(delivery.account_id));
 
   router.get('/webhooks/deliveries', (req, res) => {
     const query = contract.parameters('listDeliveries', 'query', req.query as Record<string, unknown>, 'admin');
-    const filter = {
+    const filter: DeliveryFilter = {
       ...(query['task_id'] !== undefined ? { taskId: String(query['task_id']) } : {}),
       ...(query['account'] !== undefined ? { accountId: String(query['account']) } : {}),
+      ...(query['status'] !== undefined ? { status: query['status'] as StoredDelivery['status'] } : {}),
     };
-    // Oldest first, as the listing has always been; every message of the filter.
-    const data = db.deliveries.list(filter, Number.MAX_SAFE_INTEGER, 0).rows.reverse();
-    res.json({ object: 'list', data: data.map(deliveryView) });
+    const page = Number(query['page']);
+    // Without a limit, every message of the filter (as the listing has always been).
+    const limit = query['limit'] === undefined ? null : Number(query['limit']);
+    const offset = limit === null ? 0 : (page - 1) * limit;
+    const { rows, hasMore } = db.deliveries.list(filter, limit ?? Number.MAX_SAFE_INTEGER, offset, query['order'] as DeliveryOrder);
+    res.json(listPage(rows.map(view), query, { page, limit, has_more: hasMore }));
+  });
+
+  router.get('/webhooks/deliveries/:id', (req, res) => {
+    const delivery = db.deliveries.get(req.params.id);
+    if (!delivery) throw new ApiError('not_found', `No callback message '${req.params.id}'.`);
+    res.json(view(delivery));
   });
 
   router.post('/webhooks/deliveries/:id/resend', async (req, res) => {
-    res.json(deliveryView(await webhooks.resend(req.params.id)));
+    res.json(view(await webhooks.resend(req.params.id)));
   });
 
   router.post('/accounts/:id/webhook', async (req, res) => {
@@ -47,7 +59,7 @@ export function adminWebhooksRoutes(deps: AppDeps): Router {
 
   router.post('/accounts/:id/webhook/test', async (req, res) => {
     const delivery = await webhooks.sendTest(req.params.id);
-    res.json(deliveryView(delivery));
+    res.json(view(delivery));
   });
 
   router.post('/accounts/:id/webhook/rotate', (req, res) => {
@@ -58,7 +70,20 @@ export function adminWebhooksRoutes(deps: AppDeps): Router {
   return router;
 }
 
-function deliveryView(delivery: StoredDelivery): Record<string, unknown> {
+/**
+ * A message as the control API shows it; each attempt with the headers it was sent with (the body, sent
+ * unchanged on every attempt, is the message's).
+ */
+function deliveryView(delivery: StoredDelivery, account: StoredAccount | undefined): Record<string, unknown> {
   const { next_attempt_ms, created_ms: _created, ...rest } = delivery;
-  return { object: 'webhook_delivery', ...rest, next_attempt_at: next_attempt_ms === null ? null : formatTime(next_attempt_ms) };
+  return {
+    object: 'webhook_delivery',
+    ...rest,
+    attempts: delivery.attempts.map((attempt) => {
+      // The signature kept with the attempt is shown among its headers, not beside them.
+      const { webhook_signature: _kept, ...shown } = attempt;
+      return { ...shown, request_headers: attemptRequestHeaders(delivery, attempt, account) };
+    }),
+    next_attempt_at: next_attempt_ms === null ? null : formatTime(next_attempt_ms),
+  };
 }

@@ -10,9 +10,16 @@ import { notFound } from './error-handler.ts';
  */
 const UI_DIR = new URL('../../ui/', import.meta.url);
 
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/** Every file of the page; nothing else under ui/ is served. The scripts are ES modules the page imports. */
 const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
+  'app.js': SCRIPT,
+  'api.js': SCRIPT,
+  'dom.js': SCRIPT,
+  'curl.js': SCRIPT,
+  'scenarios.js': SCRIPT,
   'style.css': 'text/css; charset=utf-8',
 };
 

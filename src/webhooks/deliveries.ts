@@ -12,6 +12,7 @@ import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, RETRY_DELAYS_SECONDS, ROTATION_O
 import { PoolClosed } from './send-pool.ts';
 import type { SendPool } from './send-pool.ts';
 import type { Send } from './send.ts';
+import { activeSecrets, callbackHeaders } from './headers.ts';
 import { signatureHeader } from './sign.ts';
 
 export interface WebhookDeps {
@@ -63,28 +64,18 @@ const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const { clock, db } = deps;
 
-  function activeSecrets(account: StoredAccount, atMs: number): string[] {
-    const previous = (account.previous_secrets ?? []).filter((p) => p.until_ms > atMs).map((p) => p.secret);
-    return [account.webhook_secret, ...previous];
-  }
-
   /**
    * One send of a message as stored, stamped with the virtual time it fell due at. Called only after the
    * transaction that made the message has committed: what it reports is on disk before anyone hears of it.
    * Resolves with the attempt's record, not yet stored.
    */
   async function send(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<Omit<DeliveryAttempt, 'number'>> {
-    const { timestamp, result, durationMs } = await deps.pool.run(async () => {
+    const { timestamp, signature, result, durationMs } = await deps.pool.run(async () => {
       // Signed when the slot is free: webhook-timestamp is the time of the send, not of the wait for a slot.
       const account = db.accounts.get(delivery.account_id);
       const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
-      const headers = {
-        'Content-Type': 'application/json',
-        'User-Agent': 'Svc-Webhook/1.0',
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body),
-      };
+      const signature = signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body);
+      const headers = callbackHeaders(delivery.id, timestamp, signature);
       const started = clock.wallNow();
       let result: Pick<DeliveryAttempt, 'status_code' | 'error' | 'response_excerpt'>;
       try {
@@ -93,12 +84,13 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       } catch (err) {
         result = { status_code: null, error: (err as Error).message, response_excerpt: '' };
       }
-      return { timestamp, result, durationMs: clock.wallNow() - started };
+      return { timestamp, signature, result, durationMs: clock.wallNow() - started };
     });
     return {
       kind,
       at: formatTime(atMs),
       webhook_timestamp: timestamp,
+      webhook_signature: signature,
       ...result,
       duration_ms: durationMs,
       ok: result.status_code !== null && result.status_code >= 200 && result.status_code < 300,

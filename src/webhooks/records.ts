@@ -12,6 +12,11 @@ export interface DeliveryAttempt {
   at: string;
   /** The webhook-timestamp header sent (Unix seconds). */
   webhook_timestamp: number;
+  /**
+   * The webhook-signature header sent. Kept because the secrets behind it rotate and are forgotten; the other
+   * headers follow from the message and the timestamp. Attempts recorded before it was kept lack it.
+   */
+  webhook_signature?: string;
   status_code: number | null;
   error: string | null;
   /** Real milliseconds the receiver took. */
@@ -42,15 +47,19 @@ export interface StoredDelivery {
 export interface DeliveryFilter {
   taskId?: string;
   accountId?: string;
+  status?: StoredDelivery['status'];
 }
+
+/** `attention`: pending and failed messages first, each group newest first. */
+export type DeliveryOrder = 'oldest' | 'newest' | 'attention';
 
 export interface DeliveriesRepo {
   get(id: string): StoredDelivery | undefined;
   put(delivery: StoredDelivery): void;
   /** Messages still to be sent, oldest first. */
   pending(): StoredDelivery[];
-  /** Newest first. */
-  list(filter: DeliveryFilter, limit: number, offset: number): { rows: StoredDelivery[]; hasMore: boolean };
+  /** Newest first unless `order` says otherwise. */
+  list(filter: DeliveryFilter, limit: number, offset: number, order?: DeliveryOrder): { rows: StoredDelivery[]; hasMore: boolean };
   /** Deletes at most `limit` finished messages created at or before `beforeMs`; returns how many (a message still retrying stays, whatever its age). */
   dropFinished(beforeMs: number, limit: number): number;
 }
@@ -68,12 +77,21 @@ export function deliveriesRepo(store: Store): DeliveriesRepo {
         .run(delivery.id, delivery.account_id, delivery.task_id, delivery.status, delivery.created_ms, JSON.stringify(delivery));
     },
     pending: () => bodies<StoredDelivery>(driver.prepare("SELECT body FROM deliveries WHERE status = 'pending' ORDER BY seq").all()),
-    list(filter, limit, offset) {
+    list(filter, limit, offset, order = 'newest') {
       const { sql, params } = whereOf([
         ['task_id', filter.taskId],
         ['account_id', filter.accountId],
+        ['status', filter.status],
       ]);
-      const rows = driver.prepare(`SELECT body FROM deliveries ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset);
+      // The page is chosen on the narrow columns first: sorting whole rows would read every message's body.
+      const done = order === 'attention' ? "status = 'delivered'" : '0';
+      const direction = order === 'oldest' ? 'ASC' : 'DESC';
+      const rows = driver
+        .prepare(
+          `SELECT d.body FROM (SELECT seq, ${done} AS done FROM deliveries ${sql} ORDER BY done, seq ${direction} LIMIT ? OFFSET ?) AS p
+           JOIN deliveries AS d ON d.seq = p.seq ORDER BY p.done, p.seq ${direction}`,
+        )
+        .all(...params, limit + 1, offset);
       return pageOf(bodies<StoredDelivery>(rows), limit);
     },
     dropFinished: (beforeMs, limit) =>

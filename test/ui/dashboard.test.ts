@@ -1,25 +1,35 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterEach, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
+import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, START, newAccount, socialNote, startEmulator } from '../support/harness.ts';
-import { startReceiver } from '../support/receiver.ts';
+import { failFirst, startReceiver } from '../support/receiver.ts';
+import type { Answer, Receiver } from '../support/receiver.ts';
 
-// The dashboard at /_emulator/ui, and the two control calls it needs (the account list and cancel). The
-// browser test drives Debian's chromium through playwright-core; without /usr/bin/chromium it is skipped, so the
-// suite still runs on a developer's machine (CI installs chromium in .ci/run).
+// The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
+// through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
+// machine (CI installs chromium in .ci/run). Each saves screenshots to test-results/, and to docs/ (the README's)
+// when UPDATE_SCREENSHOTS=1.
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
-  console.warn(`test/ui/dashboard.test.ts: skipping the browser test: ${CHROMIUM} is missing (apt-get install chromium).`);
+  console.warn(`test/ui/dashboard.test.ts: skipping the browser tests: ${CHROMIUM} is missing (apt-get install chromium).`);
 }
-const SCREENSHOT = fileURLToPath(new URL('../../test-results/dashboard.png', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1';
+const BROWSER_TEST_MS = 90_000;
+const run = promisify(execFile);
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -32,12 +42,19 @@ async function testEmulator() {
   return t;
 }
 
-it('serves the dashboard page, its script and its style without a token', async () => {
+// ---------------------------------------------------------------------------------------------------------------
+// The page's files and the control calls only the dashboard uses
+
+it('serves the dashboard page, its modules and its style without a token', async () => {
   const t = await testEmulator();
   for (const [path, type] of [
     ['/_emulator/ui', 'text/html'],
     ['/_emulator/ui/', 'text/html'],
     ['/_emulator/ui/app.js', 'text/javascript'],
+    ['/_emulator/ui/api.js', 'text/javascript'],
+    ['/_emulator/ui/dom.js', 'text/javascript'],
+    ['/_emulator/ui/curl.js', 'text/javascript'],
+    ['/_emulator/ui/scenarios.js', 'text/javascript'],
     ['/_emulator/ui/style.css', 'text/css'],
   ] as const) {
     const res = await request(t.emulator.app).get(path);
@@ -111,90 +128,284 @@ it('answers 404 not_found when canceling a task that does not exist from the con
   expect(res.body.error.code).toBe('not_found');
 });
 
-it.skipIf(!HAS_CHROMIUM)(
-  'shows a task submitted through the API, advances the clock from the page, lists its callback, and fails another with a refund',
-  async () => {
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    const emulator = await createEmulator({
-      clock: 'manual',
-      startTime: START,
-      adminToken: ADMIN_TOKEN,
-      allowInsecureWebhooks: true,
-      log: () => undefined,
-    });
-    cleanups.push(() => emulator.close());
-    const base = await emulator.listen(0);
-    const call = async (path: string, token: string, body: unknown): Promise<Record<string, unknown>> => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(res.status, path).toBe(200);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    await call('/_emulator/accounts/acct_demo/webhook', ADMIN_TOKEN, { url: receiver.url });
-    const submit = async (): Promise<string> =>
-      String((await call('/v1/tasks', DEMO_KEY, { model: 'social-notes-data', input: { mode: 'note', note: 'n1', agree: true } }))['id']);
+// ---------------------------------------------------------------------------------------------------------------
+// The page in a browser
 
-    const userDataDir = await mkdtemp(join(tmpdir(), 'svc-ui-chromium-'));
-    cleanups.push(() => rm(userDataDir, { recursive: true, force: true }));
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
+interface Read {
+  path: string;
+  query: URLSearchParams;
+  body: { data: unknown[]; versions?: string[]; count?: number };
+}
+
+interface World {
+  base: string;
+  emulator: Emulator;
+  receiver: Receiver;
+  context: BrowserContext;
+  page: Page;
+  /** Page errors and console errors: none may happen. */
+  problems: string[];
+  /** Every GET the page made of the control API, with its answer. */
+  reads: Read[];
+  post(path: string, body: unknown, headers?: Record<string, string>, token?: string): Promise<Record<string, unknown>>;
+  /** A social-notes task of the demo account (instant unless a scenario is named); resolves with its id. */
+  submit(note: string, scenario?: string): Promise<string>;
+  advance(seconds: number): Promise<unknown>;
+  admin(path: string): Promise<Record<string, unknown> & { data: Record<string, unknown>[] }>;
+}
+
+/** An emulator on a manual clock whose demo account calls back `answer`, and chromium on its dashboard, signed out. */
+async function openWorld(answer?: Answer, options: { recordContent?: boolean } = {}): Promise<World> {
+  const receiver = await startReceiver(answer);
+  cleanups.push(() => receiver.close());
+  const emulator = await createEmulator({
+    clock: 'manual',
+    startTime: START,
+    adminToken: ADMIN_TOKEN,
+    allowInsecureWebhooks: true,
+    log: () => undefined,
+    ...options,
+  });
+  cleanups.push(() => emulator.close());
+  const base = await emulator.listen(0);
+  const post: World['post'] = async (path, body, headers = {}, token = path.startsWith('/v1') ? DEMO_KEY : ADMIN_TOKEN) => {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
     });
-    cleanups.push(() => context.close());
-    context.setDefaultTimeout(10_000);
-    const page = context.pages()[0] ?? (await context.newPage());
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(String(error)));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
+    expect(res.status, path).toBeLessThan(300);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const admin: World['admin'] = async (path) =>
+    (await (await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as Awaited<ReturnType<World['admin']>>;
+  await post('/_emulator/accounts/acct_demo/webhook', { url: receiver.url });
+
+  const userDataDir = await mkdtemp(join(tmpdir(), 'svc-ui-chromium-'));
+  cleanups.push(() => rm(userDataDir, { recursive: true, force: true }));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  cleanups.push(() => context.close());
+  context.setDefaultTimeout(10_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  const reads: Read[] = [];
+  watch(page, problems, reads);
+  return {
+    base,
+    emulator,
+    receiver,
+    context,
+    page,
+    problems,
+    reads,
+    post,
+    admin,
+    submit: async (note, scenario = 'instant') =>
+      String((await post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note, agree: true } }, { 'X-Emulator-Scenario': scenario }))['id']),
+    advance: (seconds) => post('/_emulator/clock/advance', { seconds }),
+  };
+}
+
+function watch(page: Page, problems: string[], reads: Read[]): void {
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('response', (res) => {
+    const url = new URL(res.url());
+    if (res.request().method() !== 'GET' || !url.pathname.startsWith('/_emulator/') || url.pathname.startsWith('/_emulator/ui')) return;
+    res.json().then(
+      (body: Read['body']) => reads.push({ path: url.pathname, query: url.searchParams, body }),
+      () => undefined,
+    );
+  });
+}
+
+async function signIn(page: Page, base: string, hash = ''): Promise<void> {
+  await page.goto(`${base}/_emulator/ui${hash}`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+}
+
+/** Waits until the page has made a read, after the `from`-th, that `matches`; resolves with it. */
+async function readSince(reads: Read[], from: number, matches: (read: Read) => boolean): Promise<Read> {
+  await expect.poll(() => reads.slice(from).some(matches), { timeout: 10_000 }).toBe(true);
+  return reads.slice(from).find(matches) as Read;
+}
+
+/** Scrolls an element to the top of the page, just below the sticky header. */
+const toTop = (target: Locator): Promise<void> => target.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+
+/** Saves a screenshot to test-results/, and to docs/ with UPDATE_SCREENSHOTS=1. */
+async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await mkdir(RESULTS, { recursive: true });
+  const file = join(RESULTS, name);
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
+  if (UPDATE_SCREENSHOTS) await copyFile(file, join(DOCS, name));
+}
+
+const tasksTable = (page: Page) => page.getByRole('table', { name: /^Tasks, newest first/ });
+const callbacksTable = (page: Page) => page.getByRole('table', { name: /^Callback messages of every task/ });
+const recordsTable = (page: Page) => page.getByRole('table', { name: /^Call records of \/v1 requests/ });
+
+it.skipIf(!HAS_CHROMIUM)(
+  'keeps the clock and the last action in a sticky header, pages the tasks, and polls only what changed',
+  async () => {
+    const w = await openWorld();
+    const { page } = w;
+    const first = await w.submit('n1', 'default');
 
     // Sign in; the token survives a reload of the tab.
-    await page.goto(`${base}/_emulator/ui`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+    await signIn(page, w.base);
     await page.reload();
     await page.getByRole('heading', { name: 'Clock', level: 2 }).waitFor();
     expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:00:00');
     expect(await page.locator('#clock-mode').textContent()).toBe('manual');
+    const tasks = tasksTable(page);
+    await tasks.getByRole('row').filter({ hasText: first }).getByText('queued', { exact: true }).waitFor();
 
-    // A task submitted through the API appears; one virtual minute later (from the keyboard) it has succeeded.
-    const first = await submit();
-    const tasks = page.getByRole('table', { name: /^Tasks, newest first/ });
-    const firstRow = tasks.getByRole('row').filter({ hasText: first });
-    await firstRow.getByText('queued', { exact: true }).waitFor();
+    // A new task: the next poll of the task list sends only it, the ledger only its freeze after the entry held.
+    const from = w.reads.length;
+    const second = await w.submit('n2', 'default');
+    const taskRead = await readSince(w.reads, from, (r) => r.path === '/_emulator/tasks' && r.query.has('known') && r.body.versions?.length === 2);
+    expect(taskRead.body.data).toEqual([expect.objectContaining({ task: expect.objectContaining({ id: second }) })]);
+    const ledgerRead = await readSince(w.reads, from, (r) => r.path === '/_emulator/accounts/acct_demo/ledger' && r.body.count === 3);
+    expect(ledgerRead.query.get('after')).toBe('1');
+    expect(ledgerRead.body.data.map((e) => (e as { n: number }).n)).toEqual([2, 3]);
+    await tasks.getByRole('row').filter({ hasText: second }).waitFor();
+    // Then, nothing having changed, a poll reads no task and no entry but the newest it holds.
+    const quietFrom = w.reads.length;
+    const quiet = await readSince(w.reads, quietFrom, (r) => r.path === '/_emulator/tasks' && r.body.data.length === 0);
+    expect(quiet.body.versions).toEqual(taskRead.body.versions);
+    await readSince(w.reads, quietFrom, (r) => r.path === '/_emulator/accounts/acct_demo/ledger' && r.query.get('after') === '2' && r.body.data.length === 1);
+    await expect.poll(() => page.locator('#traffic').textContent()).toMatch(/^The last refresh read \d+ bytes in \d+ requests\.$/);
+
+    // One virtual minute later (from the keyboard, in the header) both have succeeded; no stray null after points.
     await page.getByRole('button', { name: 'Advance 1 min' }).press('Enter');
-    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s' }).waitFor();
-    await firstRow.getByText('succeeded', { exact: true }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:01:00.' }).waitFor();
+    await tasks.getByRole('row').filter({ hasText: first }).getByText('succeeded', { exact: true }).waitFor();
     expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:01:00');
-
-    // Its callback message lists the attempt the receiver answered with 200.
-    await firstRow.getByRole('button', { name: first }).click();
+    await tasks.getByRole('button', { name: first }).click();
     await page.getByRole('heading', { name: `Task ${first}` }).waitFor();
-    const attempts = page.getByRole('table', { name: /^Attempts of msg_/ });
-    await attempts.getByRole('cell', { name: '200', exact: true }).waitFor();
-    expect(await attempts.getByRole('row').nth(1).textContent()).toContain('automatic');
-    expect(receiver.received).toHaveLength(1);
+    await page.locator('#task-facts').getByText('Refunded').waitFor();
+    expect(await page.locator('#task-facts').textContent()).not.toContain('null');
+
+    // A failed action says why in the header, which stays in view at the bottom of the page.
+    const slow = await w.submit('n3', 'slow');
+    await page.getByLabel('Seconds').fill('31');
+    await page.locator('#advance-custom').getByRole('button', { name: 'Advance' }).click();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 31 s' }).waitFor();
+    await tasks.getByRole('row').filter({ hasText: slow }).getByText('processing', { exact: true }).waitFor();
+    await tasks.getByRole('button', { name: slow }).click();
+    await page.getByRole('heading', { name: `Task ${slow}` }).waitFor();
+    await page.getByRole('button', { name: 'Cancel task' }).click();
+    const refused = page.getByRole('status').filter({ hasText: 'Refused: 409 task_not_cancelable' });
+    await refused.waitFor();
+    expect(await refused.getAttribute('class')).toContain('error');
+    await page.getByRole('heading', { name: 'Scenarios' }).scrollIntoViewIfNeeded();
+    await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+    for (const inHeader of [page.locator('#clock-now'), refused]) {
+      const box = await inHeader.boundingBox();
+      expect(box && box.y >= 0 && box.y + box.height <= 900).toBe(true);
+    }
+
+    // Two tasks a page: the oldest is on the second.
+    await page.locator('#task-limit').fill('2');
+    await page.locator('#task-limit').press('Enter');
+    await expect.poll(() => tasks.getByRole('row').count()).toBe(3);
+    await page.getByRole('button', { name: 'Older tasks' }).click();
+    await tasks.getByRole('row').filter({ hasText: first }).waitFor();
+    expect(await page.locator('#tasks-pager').textContent()).toContain('Page 2');
+    expect(await tasks.getByRole('row').count()).toBe(2);
+    await page.getByRole('button', { name: 'Newer tasks' }).click();
+    await tasks.getByRole('row').filter({ hasText: slow }).waitFor();
+
+    // Text scenarios show how their calls stream, not task timings.
+    const textSlow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'text-slow', exact: true }) });
+    expect(await textSlow.textContent()).toContain('text calls');
+    expect(await textSlow.textContent()).toContain('first token after 800 ms, 40 ms between chunks');
+    expect(await textSlow.textContent()).not.toMatch(/queued \+ processing/);
+    const failing = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'text-service-unavailable-midstream', exact: true }) });
+    expect(await failing.textContent()).toContain('error event service_unavailable after 5 chunks, full refund');
+    const defaults = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'default', exact: true }) });
+    expect(await defaults.textContent()).toContain('1 s + 8 s (social-notes-data)');
+
+    // The refused cancel is the one failed request, which chromium logs as a console error.
+    expect(w.problems).toEqual(['Failed to load resource: the server responded with a status of 409 (Conflict)']);
+  },
+  BROWSER_TEST_MS,
+);
+
+it.skipIf(!HAS_CHROMIUM)(
+  "shows a task's payloads and each callback attempt's request and answer, and fails another with a refund",
+  async () => {
+    // The first callback is answered 500, its retry a minute later 200.
+    const w = await openWorld(failFirst(1));
+    const { page } = w;
+    await signIn(page, w.base);
+    const first = await w.submit('n1', 'default');
+    const tasks = tasksTable(page);
+    await tasks.getByRole('row').filter({ hasText: first }).getByText('queued', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Advance 1 min' }).click();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s' }).waitFor();
+    await page.getByRole('button', { name: 'Advance 1 min' }).click();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:02:00.' }).waitFor();
+    expect(w.receiver.received).toHaveLength(2);
+
+    await tasks.getByRole('button', { name: first }).click();
+    await page.getByRole('heading', { name: `Task ${first}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#task=${first}`);
     await page.getByRole('list').filter({ hasText: 'Processing from' }).getByText(/^Succeeded/).waitFor();
 
+    // Input and output as JSON, each a block that folds away.
+    const input = page.locator('#task-payloads').getByLabel('Input', { exact: true });
+    expect(JSON.parse((await input.textContent()) ?? '')).toEqual({ mode: 'note', note: 'n1', agree: true });
+    const output = page.locator('#task-payloads').getByLabel('Output', { exact: true });
+    expect(JSON.parse((await output.textContent()) ?? '')).toMatchObject({ files: expect.any(Array) });
+    await page.locator('#task-payloads summary').filter({ hasText: 'Input' }).click();
+    await input.waitFor({ state: 'hidden' });
+    await page.locator('#task-payloads summary').filter({ hasText: 'Input' }).click();
+    await input.waitFor();
+
+    // The message's body once, then each attempt: its answer and the headers it sent, as the receiver got them.
+    const body = page.locator('#deliveries').getByLabel('Body sent on every attempt');
+    await page.locator('#deliveries summary').filter({ hasText: 'Body sent on every attempt' }).click();
+    await body.waitFor();
+    expect(JSON.parse((await body.textContent()) ?? '')).toEqual(JSON.parse(w.receiver.received[0]?.raw.toString('utf8') ?? ''));
+    const attempts = page.locator('#deliveries').getByRole('table', { name: /^Attempts of msg_/ });
+    const rows = attempts.getByRole('row');
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.nth(1).textContent()).toContain('500');
+    expect(await rows.nth(1).textContent()).toContain('not yet');
+    expect(await rows.nth(2).textContent()).toContain('200');
+    for (const [i, received] of w.receiver.received.entries()) {
+      await rows.nth(i + 1).getByText('5 headers').click();
+      const headers = Object.fromEntries(
+        ((await rows.nth(i + 1).locator('pre').textContent()) ?? '').split('\n').map((line) => line.split(/: (.*)/s).slice(0, 2)),
+      );
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent']) {
+        const shown = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+        expect(shown, name).toBe(received.headers[name]);
+      }
+    }
+
     // Another task, failed from the page with a chosen code: the ledger shows its refund.
-    const second = await submit();
+    const second = await w.submit('n2', 'default');
     const secondRow = tasks.getByRole('row').filter({ hasText: second });
     await secondRow.getByText('queued', { exact: true }).waitFor();
     await secondRow.getByRole('button', { name: second }).click();
@@ -207,11 +418,176 @@ it.skipIf(!HAS_CHROMIUM)(
     const refund = ledger.getByRole('row').filter({ hasText: second }).filter({ hasText: 'refund' });
     await refund.waitFor();
     expect(await refund.textContent()).toContain('+40.000');
-    await page.getByRole('table', { name: /^Attempts of msg_/ }).getByRole('cell', { name: '200', exact: true }).waitFor();
+    await page.locator('#task-payloads').getByLabel('Error', { exact: true }).waitFor();
+    await page.locator('#deliveries').getByRole('table', { name: /^Attempts of msg_/ }).getByRole('cell', { name: '200', exact: true }).waitFor();
 
-    await mkdir(join(SCREENSHOT, '..'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    expect(problems).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'dashboard.png', { fullPage: true });
+    // The first task's detail, from its heading down, below the sticky header.
+    await tasks.getByRole('button', { name: first }).click();
+    await page.getByRole('heading', { name: `Task ${first}` }).waitFor();
+    // Its message shown again, the body folded as at first.
+    await expect.poll(() => page.locator('#deliveries').getByRole('table', { name: /^Attempts of msg_/ }).getByRole('row').count()).toBe(3);
+    await page.locator('#deliveries').getByLabel('Body sent on every attempt').waitFor({ state: 'hidden' });
+    await page.locator('#deliveries').getByText('5 headers').first().click();
+    await page.locator('#deliveries').getByLabel(/^Headers of attempt 1 of msg_/).waitFor();
+    await page.setViewportSize({ width: 1280, height: 1300 });
+    await toTop(page.getByRole('heading', { name: `Task ${first}` }));
+    await screenshot(page, 'dashboard-task.png');
+    expect(w.problems).toEqual([]);
   },
-  60_000,
+  BROWSER_TEST_MS,
+);
+
+it.skipIf(!HAS_CHROMIUM)(
+  'lists the callback messages of every task, failing and pending first, resends one, and opens one by its link',
+  async () => {
+    // The first callback is answered 503; every later request 200.
+    const w = await openWorld((n, res) => void res.writeHead(n === 0 ? 503 : 200).end(n === 0 ? 'busy' : 'ok'));
+    const { page } = w;
+    const ids = [];
+    for (const note of ['a', 'b', 'c']) {
+      ids.push(await w.submit(note));
+      await w.advance(0);
+    }
+    const messages = (await w.admin('/_emulator/webhooks/deliveries')).data as { id: string; task_id: string }[];
+    const [failing, middle, newest] = messages.map((m) => m.id) as [string, string, string];
+
+    await signIn(page, w.base);
+    const table = callbacksTable(page);
+    const rows = table.getByRole('row');
+    await table.getByRole('row').filter({ hasText: failing }).getByText('retrying').waitFor();
+    expect(await rows.nth(1).textContent()).toContain(failing);
+    expect(await rows.nth(1).textContent()).toContain('503');
+    expect(await rows.nth(2).textContent()).toContain(newest);
+    expect(await rows.nth(3).textContent()).toContain(middle);
+
+    // Two a page.
+    await page.locator('#callback-limit').fill('2');
+    await page.locator('#callback-limit').press('Enter');
+    await expect.poll(() => rows.count()).toBe(3);
+    await page.getByRole('button', { name: 'More messages' }).click();
+    await table.getByRole('row').filter({ hasText: middle }).waitFor();
+    expect(await rows.count()).toBe(2);
+    await page.getByRole('button', { name: 'Previous messages' }).click();
+    await table.getByRole('row').filter({ hasText: failing }).waitFor();
+
+    // Resent, the failing message is delivered and goes down the list; the header says what came back.
+    await table.getByRole('button', { name: `Resend ${failing}` }).click();
+    await page.getByRole('status').filter({ hasText: `Resent ${failing}: answered 200.` }).waitFor();
+    await expect.poll(async () => rows.nth(1).textContent()).toContain(newest);
+    expect(w.receiver.received).toHaveLength(4);
+
+    // Chosen, a message shows its attempts and the address names it; a link to another opens that one.
+    await table.getByRole('button', { name: newest, exact: true }).click();
+    await page.getByRole('heading', { name: `Message ${newest}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#delivery=${newest}`);
+    await page.goto(`${w.base}/_emulator/ui#delivery=${failing}`);
+    await page.getByRole('heading', { name: `Message ${failing}` }).waitFor();
+    const attempts = page.locator('#delivery-detail').getByRole('table', { name: `Attempts of ${failing}` }).getByRole('row');
+    await expect.poll(() => attempts.count()).toBe(3);
+    expect(await attempts.nth(1).textContent()).toContain('automatic');
+    expect(await attempts.nth(2).textContent()).toContain('resend');
+    await page.locator('#delivery-detail').getByText('5 headers').first().click();
+
+    await page.setViewportSize({ width: 1280, height: 1300 });
+    await toTop(page.getByRole('heading', { name: 'Callbacks', level: 2 }));
+    await screenshot(page, 'dashboard-callbacks.png');
+    expect(w.problems).toEqual([]);
+  },
+  BROWSER_TEST_MS,
+);
+
+it.skipIf(!HAS_CHROMIUM)(
+  'opens a call record with its prompt and output, copies it as a curl command that runs, and opens items by link',
+  async () => {
+    const w = await openWorld(undefined, { recordContent: true });
+    const { page, context } = w;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: w.base });
+    const chat = await fetch(`${w.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-text-pro', messages: [{ role: 'user', content: 'Explain the tides' }] }),
+    });
+    const chatId = String(chat.headers.get('x-request-id'));
+    const task = await w.submit('n1', 'slow');
+    const taskCall = ((await w.admin('/_emulator/records?path=/v1/tasks')).data[0] as { request_id: string }).request_id;
+
+    // A link opens the record once signed in (the token is kept per tab: a shared link asks for it first).
+    await signIn(page, w.base, `#record=${chatId}`);
+    await page.getByRole('heading', { name: `Call ${chatId}` }).waitFor();
+    const prompt = page.locator('#record-payloads').getByLabel('Prompt', { exact: true });
+    expect(JSON.parse((await prompt.textContent()) ?? '')).toEqual(['Explain the tides']);
+    expect(await page.locator('#record-payloads').getByLabel('Output', { exact: true }).textContent()).not.toBe('');
+
+    // As curl: the key as $SVC_KEY, the body rebuilt from the prompt; copied, and it runs.
+    const curl = (await page.locator('#record-curl').textContent()) ?? '';
+    expect(curl).toContain('-H "Authorization: Bearer $SVC_KEY"');
+    expect(curl).not.toContain(DEMO_KEY);
+    expect(curl).toContain('Explain the tides');
+    expect(await page.locator('#curl-note').textContent()).toContain('sk-…demo');
+    await page.getByRole('button', { name: 'Copy as curl' }).click();
+    await page.getByRole('status').filter({ hasText: `Copied the curl command of ${chatId}.` }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(curl);
+    const answer = JSON.parse((await run('sh', ['-c', curl], { env: { ...process.env, SVC_KEY: DEMO_KEY } })).stdout) as Record<string, unknown>;
+    expect(answer).toMatchObject({ object: 'chat.completion', model: expect.stringMatching(/^svc-text-pro/) });
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await toTop(page.getByRole('heading', { name: `Call ${chatId}` }));
+    await screenshot(page, 'dashboard-record.png');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The task's submission, chosen from the table: the address follows, and its curl submits the same task again.
+    const records = recordsTable(page);
+    await records.getByRole('button', { name: taskCall }).click();
+    await page.getByRole('heading', { name: `Call ${taskCall}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#record=${taskCall}`);
+    await expect.poll(() => page.locator('#record-curl').textContent()).toContain('X-Emulator-Scenario: slow');
+    const again = JSON.parse((await run('sh', ['-c', (await page.locator('#record-curl').textContent()) ?? ''], { env: { ...process.env, SVC_KEY: DEMO_KEY } })).stdout) as {
+      id: string;
+      input: unknown;
+    };
+    expect(again.input).toEqual({ mode: 'note', note: 'n1', agree: true });
+    expect(((await w.admin(`/_emulator/tasks/${again.id}`)) as { scenario?: string }).scenario).toBe('slow');
+
+    // One record a page: the oldest (the first chat call) on the last.
+    const recordCount = (await w.admin('/_emulator/records?limit=1000')).data.length;
+    await page.locator('#record-limit').fill('1');
+    await page.locator('#record-limit').press('Enter');
+    await expect.poll(() => records.getByRole('row').count()).toBe(2);
+    for (let n = 2; n <= recordCount; n += 1) {
+      await page.getByRole('button', { name: 'Older records' }).click();
+      await page.locator('#records-pager').getByText(`Page ${n}`).waitFor();
+    }
+    await records.getByRole('row').filter({ hasText: chatId }).waitFor();
+    expect(await page.getByRole('button', { name: 'Older records' }).getAttribute('aria-disabled')).toBe('true');
+
+    // Links to a task and an account open them; Back goes to the item before.
+    await page.goto(`${w.base}/_emulator/ui#task=${task}`);
+    await page.getByRole('heading', { name: `Task ${task}` }).waitFor();
+    const other = (await w.post('/_emulator/accounts', { points: '50.000' })) as { id: string };
+    await page.goto(`${w.base}/_emulator/ui#account=${other.id}`);
+    await page.getByRole('table', { name: `Ledger of ${other.id}: 1 entries, newest first` }).waitFor();
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#task=${task}`);
+
+    // One account a page; the demo account's ledger a few entries at a time, older ones on request.
+    await page.locator('#account-limit').fill('1');
+    await page.locator('#account-limit').press('Enter');
+    await page.getByRole('button', { name: 'Next accounts' }).click();
+    await page.getByRole('button', { name: `Ledger of ${other.id}` }).waitFor();
+    await page.getByRole('button', { name: 'Previous accounts' }).click();
+    await page.getByRole('button', { name: 'Ledger of acct_demo' }).click();
+    await page.locator('#ledger-limit').fill('2');
+    await page.locator('#ledger-limit').press('Enter');
+    const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
+    // fund, the text call's freeze and its settlement, two task freezes: the newest two shown.
+    await ledger.getByRole('caption').filter({ hasText: '(the newest 2 shown)' }).waitFor();
+    const count = ((await w.admin('/_emulator/accounts/acct_demo/ledger?limit=0')) as { count?: number }).count ?? 0;
+    await page.getByRole('button', { name: 'Show older entries' }).click();
+    await ledger.getByRole('caption').filter({ hasText: `(the newest 4 shown)` }).waitFor();
+    expect(await ledger.getByRole('row').count()).toBe(5);
+    expect(await ledger.getByRole('row').nth(4).getByRole('cell').first().textContent()).toBe(String(count - 3));
+    expect(w.problems).toEqual([]);
+  },
+  BROWSER_TEST_MS,
 );
