@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,38 +9,19 @@ import { ALL_CHECKS } from '../../src/conformance/index.ts';
 import type { SuiteReport } from '../../src/conformance/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { runCommand } from '../support/command.ts';
+import type { CommandRun } from '../support/command.ts';
 import { startBlackHole } from '../support/receiver.ts';
 
 // `svc-emulator conformance` as a newcomer runs it: the real CLI spawned against an emulator that listens, its
 // exit code and every line it prints.
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
-const ROOT = new URL('../../', import.meta.url).pathname;
 const ADMIN = 'cli-conformance-admin';
 const DEMO_KEY = 'sk-emulator-demo';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CommandRun;
 
-function conformance(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'conformance', ...args], { cwd: ROOT, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    // A hung run is killed (and then fails on its exit code), never left behind.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const conformance = (args: string[]): Promise<Run> => runCommand(['conformance', ...args], 50_000);
 
 /** A usage or setup error: exit 2, one line on standard error, nothing on standard output. */
 function expectOneLine(run: Run, line: string | RegExp): void {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +9,8 @@ import { ALL_CHECKS, failureText, junitXml, matchesGlob, runConformance } from '
 import type { CheckResult, SuiteOptions, SuiteReport } from '../../src/conformance/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { runCommand } from '../support/command.ts';
+import type { CommandRun } from '../support/command.ts';
 
 // Each group of conformance checks must FAIL on the deviation it exists to catch. A deliberately deviating server
 // sits in front of a real emulator: a small proxy that forwards everything (the control API under /_emulator too)
@@ -19,8 +20,6 @@ import type { Emulator } from '../../src/index.ts';
 
 const KEY = 'sk-emulator-demo';
 const ADMIN = 'conformance-admin';
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
-const ROOT = new URL('../../', import.meta.url).pathname;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The deviating proxy
@@ -752,27 +751,7 @@ describe('callbacks', () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('svc-emulator conformance (CLI)', () => {
-  interface Run {
-    code: number | null;
-    stdout: string;
-    stderr: string;
-  }
-
-  function cli(args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'conformance', ...args], { cwd: ROOT, stdio: 'pipe' });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
+  const cli = (args: string[]): Promise<CommandRun> => runCommand(['conformance', ...args], 15_000);
 
   let dir: string;
   beforeEach(async () => {

@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+export interface CommandRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `svc-emulator ARGS` to its end, with what it printed. A run still going after `killAfterMs` is killed (and then
+ * fails on its exit code), never left behind.
+ */
+export function runCommand(args: string[], killAfterMs: number): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
