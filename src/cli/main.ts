@@ -14,13 +14,14 @@ Commands:
   receive   a local callback receiver that verifies signatures (svc-emulator receive --help)
   conformance  check a deployment against the contract (svc-emulator conformance --help)
   store     check, back up, restore or export a store file (svc-emulator store --help)
+  proxy     forward to a deployment and check every answer against the contract (svc-emulator proxy --help)
 
 ${START_HELP}
 ${RECEIVE_HELP}
 ${CONFORMANCE_HELP}
 ${STORE_HELP}`;
 
-const COMMANDS = ['start', 'receive', 'conformance', 'store', 'help'];
+const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'help'];
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -44,6 +45,10 @@ async function main(argv: string[]): Promise<void> {
       process.exit(await conformance(parseConformanceOptions(rest)));
     }
     if (command === 'store') process.exit(await (await import('./store.ts')).storeCommand(rest));
+    if (command === 'proxy') {
+      const { parseProxyOptions, proxy } = await import('./proxy.ts');
+      return await proxy(parseProxyOptions(rest));
+    }
     if (command.startsWith('-')) throw new UsageError(`svc-emulator: ${command} goes after a command (svc-emulator start ${command} …; svc-emulator --help lists them)`);
     throw new UsageError(`svc-emulator: unknown command '${command}'${suggestion(command, COMMANDS, '')} (svc-emulator --help lists them)`);
   } catch (err) {

@@ -1,3 +1,4 @@
+import { genericDeviations } from './answers.ts';
 import { unreachableReason } from './network.ts';
 import type { ResponseContract } from './spec.ts';
 
@@ -109,17 +110,8 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
 }
 
 function genericChecks(contract: ResponseContract, exchange: Exchange): void {
-  if (exchange.status >= 500) throw new CheckFailure(`answered ${exchange.status}`, exchange, 'no 5xx', exchange.status);
-  if (!/^req_[a-z0-9]{24}$/.test(exchange.requestId ?? '')) {
-    throw new CheckFailure('X-Request-Id missing or malformed', exchange, 'req_ + 24 lowercase letters or digits', exchange.requestId);
-  }
-  const body = exchange.json ?? (exchange.events.length > 0 ? exchange.text : undefined);
-  const problems = contract.problems(exchange.method, exchange.path, { status: exchange.status, headers: exchange.headers, body });
-  if (problems.length > 0) throw new CheckFailure(`answer does not match the document: ${problems.join('; ')}`, exchange);
-  const error = (exchange.json as { error?: { request_id?: unknown } } | undefined)?.error;
-  if (exchange.status >= 400 && error && error.request_id !== exchange.requestId) {
-    throw new CheckFailure('error.request_id differs from X-Request-Id', exchange, exchange.requestId, error.request_id);
-  }
+  const [first] = genericDeviations(contract, exchange);
+  if (first) throw new CheckFailure(first.message, exchange, first.expected, first.actual);
 }
 
 /** Server-sent events per the HTML standard's parsing rules (enough of them for the three formats). */

@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs';
+import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
+
+export const PROXY_HELP = `Usage: svc-emulator proxy --upstream URL [options]
+
+Listens like the emulator and forwards every /v1 request to URL (the real service, or an emulator) unchanged,
+streams included. Every answer is checked against the contract as it passes: each deviation is printed to
+stderr with its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
+
+  --upstream URL     the deployment to forward to (https://api.example.com; required)
+  --port P           port to listen on (default 4011; 0 picks a free one)
+  --host H           address to listen on (default 127.0.0.1)
+  --json FILE        on exit (Ctrl-C or SIGTERM), write the deviations to FILE as JSON
+`;
+
+export interface ProxyCommandOptions {
+  upstream: string;
+  port: number;
+  host: string;
+  json: string | null;
+}
+
+export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
+  const { values } = parseCommandArgs('proxy', argv, {
+    upstream: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    json: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) throw new HelpRequested(PROXY_HELP);
+  if (values.upstream === undefined) throw new UsageError(`svc-emulator proxy: --upstream URL is required\n\n${PROXY_HELP}`);
+  let upstream: URL;
+  try {
+    upstream = new URL(values.upstream);
+  } catch {
+    throw new UsageError(`svc-emulator proxy: --upstream ${values.upstream}: not an address (http://host:port or https://host)`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
+    throw new UsageError(`svc-emulator proxy: --upstream ${values.upstream}: must start with http:// or https://`);
+  }
+  const port = values.port === undefined ? 4011 : values.port.trim() === '' ? NaN : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`svc-emulator proxy: --port ${values.port ?? ''}: must be 0-65535`);
+  return { upstream: values.upstream, port, host: values.host ?? '127.0.0.1', json: values.json ?? null };
+}
+
+/** `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the report (with --json) and exits 0. */
+export async function proxy(options: ProxyCommandOptions): Promise<void> {
+  const { createProxy } = await import('../proxy/index.ts');
+  const server = createProxy({ upstream: options.upstream });
+  const url = await server.listen(options.port, options.host);
+  console.log(`proxy listening on ${url} → ${server.upstream}`);
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void server.close().then(() => {
+      const deviations = server.deviations();
+      if (options.json !== null) writeFileSync(options.json, `${JSON.stringify({ upstream: server.upstream, count: deviations.length, data: deviations }, null, 2)}\n`);
+      console.log(`proxy stopped: ${deviations.length} deviation${deviations.length === 1 ? '' : 's'}${options.json !== null ? ` (written to ${options.json})` : ''}`);
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,64 @@
+import type { Exchange } from './client.ts';
+import { errorOf, POINTS } from './checks/shared.ts';
+import type { ResponseContract } from './spec.ts';
+
+/** One way an answer departs from the contract, under the id of the check it belongs to. */
+export interface AnswerDeviation {
+  check: string;
+  message: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+const REQUEST_ID = /^req_[a-z0-9]{24}$/;
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+08:00$/;
+
+/**
+ * What the suite checks on every answer, in the order it checks them (the suite stops at the first): no 5xx, an
+ * X-Request-Id of the documented form, the answer as the document says, error.request_id equal to the header.
+ */
+export function genericDeviations(contract: ResponseContract, exchange: Exchange): AnswerDeviation[] {
+  const found: AnswerDeviation[] = [];
+  if (exchange.status >= 500) found.push({ check: 'wire.status.no-5xx', message: `answered ${exchange.status}`, expected: 'no 5xx', actual: exchange.status });
+  if (!REQUEST_ID.test(exchange.requestId ?? '')) {
+    found.push({ check: 'wire.request-id.every-answer', message: 'X-Request-Id missing or malformed', expected: 'req_ + 24 lowercase letters or digits', actual: exchange.requestId });
+  }
+  const body = exchange.json ?? (exchange.events.length > 0 ? exchange.text : undefined);
+  const problems = contract.problems(exchange.method, exchange.path, { status: exchange.status, headers: exchange.headers, body });
+  if (problems.length > 0) found.push({ check: 'wire.schema.response', message: `answer does not match the document: ${problems.join('; ')}` });
+  const error = (exchange.json as { error?: { request_id?: unknown } } | undefined)?.error;
+  if (exchange.status >= 400 && error && error.request_id !== exchange.requestId) {
+    found.push({ check: 'wire.request-id.every-answer', message: 'error.request_id differs from X-Request-Id', expected: exchange.requestId, actual: error.request_id });
+  }
+  return found;
+}
+
+/**
+ * Checks of an answer's values the suite makes inside its own checks, for answers it did not ask for (a proxy's):
+ * an error in one of the three error shapes, points as three-decimal strings, times with +08:00.
+ */
+export function formatDeviations(exchange: Exchange): AnswerDeviation[] {
+  const found: AnswerDeviation[] = [];
+  if (exchange.status >= 400 && errorOf(exchange).code === undefined) {
+    found.push({ check: 'wire.error-shape.body', message: 'error answer without error.code (or error.type)', expected: '{error: {code, message, ...}}', actual: exchange.text.slice(0, 200) });
+  }
+  walk(exchange.json, '', (path, key, value, inPoints) => {
+    if ((key === 'points' || inPoints) && (typeof value !== 'object' || value === null)) {
+      if (typeof value !== 'string' || !POINTS.test(value)) found.push({ check: 'wire.points.decimal', message: `${path} is not a string with three decimals`, expected: 'd.ddd', actual: value });
+    }
+    // Only strings: the OpenAI-style bodies carry created/created_at as Unix seconds, as documented.
+    if ((key.endsWith('_at') || key === 'timestamp') && typeof value === 'string' && !TIME.test(value)) {
+      found.push({ check: 'wire.time.beijing', message: `${path} is not ISO 8601 with +08:00`, expected: 'YYYY-MM-DDTHH:MM:SS+08:00', actual: value });
+    }
+  });
+  return found;
+}
+
+function walk(node: unknown, path: string, visit: (path: string, key: string, value: unknown, inPoints: boolean) => void, inPoints = false): void {
+  if (typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    const at = Array.isArray(node) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+    visit(at, key, value, inPoints);
+    walk(value, at, visit, key === 'points');
+  }
+}

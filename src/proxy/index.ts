@@ -1,0 +1,3 @@
+export { createProxy } from './server.ts';
+export type { Proxy, ProxyOptions } from './server.ts';
+export type { Deviation } from './checks.ts';
