@@ -91,6 +91,8 @@ const text = (min: number, max: number): fc.Arbitrary<string> =>
     { arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, 24) }), weight: 4 },
     { arbitrary: fc.string({ minLength: max, maxLength: max }), weight: 1 },
   );
+/** Text the document asks to hold more than spaces (pattern \S: a note link, a user, a search keyword). */
+const words = (min: number, max: number): fc.Arbitrary<string> => text(min, max).filter((value) => /\S/.test(value));
 /** An integer in range, sometimes sent as a numeric string (the service converts it). */
 const integer = (min: number, max: number): fc.Arbitrary<number | string> =>
   fc.oneof({ arbitrary: fc.integer({ min, max }), weight: 3 }, { arbitrary: fc.integer({ min, max }).map(String), weight: 1 });
@@ -109,12 +111,12 @@ const defined = (input: Record<string, unknown>): Input =>
 const maybe = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
 
 const notesInput: fc.Arbitrary<Input> = fc.oneof(
-  fc.record({ mode: fc.constant('note'), note: text(1, 1000) }),
-  fc.record({ mode: fc.constant('notes'), user: text(1, 1000), cursor: maybe(text(0, 500)) }),
-  fc.record({ mode: fc.constant('profile'), user: text(1, 1000) }),
+  fc.record({ mode: fc.constant('note'), note: words(1, 1000) }),
+  fc.record({ mode: fc.constant('notes'), user: words(1, 1000), cursor: maybe(text(0, 500)) }),
+  fc.record({ mode: fc.constant('profile'), user: words(1, 1000) }),
   fc.record({
     mode: fc.constant('search'),
-    keyword: text(1, 50),
+    keyword: words(1, 50),
     sort: maybe(fc.constantFrom('general', 'hot', 'latest', 'comments', 'collects')),
     note_type: maybe(fc.constantFrom('all', 'video', 'image')),
     page: maybe(integer(1, 50)),
