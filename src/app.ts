@@ -8,6 +8,7 @@ import {
   adminRoutes,
   adminTasksRoutes,
   adminWebhooksRoutes,
+  answerEnded,
   apiKeyAuth,
   callRecords,
   documentedMethods,
@@ -20,10 +21,12 @@ import {
   requestSigning,
   parseJsonBody,
   readBody,
+  requestIds,
   UPLOAD_BODY_LIMIT,
   modelsRoutes,
   optionsTo,
   ROUTING,
+  series,
   tasksRoutes,
   textRoutes,
   uiRoutes,
@@ -31,9 +34,6 @@ import {
   uploadRoutes,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
-import { requestIds } from './http/request-id.ts';
-import { answerEnded } from './http/request-log.ts';
-import { series } from './http/routing.ts';
 
 /**
  * Composition root of the HTTP app: every collaborator comes in through `deps`; it never listens, so tests

@@ -1,8 +1,7 @@
 import type { Points } from '../billing/index.ts';
 import type { KeySettings, QuotaUse } from '../keys/settings.ts';
 import type { Store } from '../store/index.ts';
-import { bodies } from '../store/index.ts';
-import { cachedRows } from '../store/lookup.ts';
+import { bodies, body, cachedRows } from '../store/index.ts';
 
 export interface StoredAccount {
   id: string;
@@ -45,7 +44,7 @@ export function accountsRepo(store: Store): AccountsRepo {
   // Every authenticated request reads its account (and its key, below): from memory while the table is unchanged.
   const stored = cachedRows(driver, 'accounts', (id) => driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id));
   return {
-    get: (id) => parsed<StoredAccount>(stored(id)),
+    get: (id) => body<StoredAccount>(stored(id)),
     put: (account) =>
       void driver
         .prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body')
@@ -59,7 +58,7 @@ export function keysRepo(store: Store): KeysRepo {
   const { driver } = store;
   const stored = cachedRows(driver, 'keys', (key) => driver.prepare('SELECT body FROM keys WHERE key = ?').get(key));
   return {
-    get: (key) => parsed<StoredKey>(stored(key)),
+    get: (key) => body<StoredKey>(stored(key)),
     put: (key) =>
       void driver
         .prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body')
@@ -67,5 +66,3 @@ export function keysRepo(store: Store): KeysRepo {
     ofAccount: (accountId) => bodies<StoredKey>(driver.prepare('SELECT body FROM keys WHERE account_id = ? ORDER BY seq').all(accountId)),
   };
 }
-
-const parsed = <T>(text: string | undefined): T | undefined => (text === undefined ? undefined : (JSON.parse(text) as T));

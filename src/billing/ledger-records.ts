@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { ledgerNumbered } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { LedgerEntry, LedgerKind } from './ledger.ts';
@@ -16,6 +17,8 @@ export interface LedgerRepo {
   ofAccount(accountId: string): LedgerEntry[];
   /** One account's entries numbered above `after` (0 when not given), oldest first, `limit` at most. */
   page(accountId: string, options: { after?: number; limit: number }): LedgerEntry[];
+  /** How many entries the account's ledger has, which is also its newest entry's number (they run without gaps). */
+  count(accountId: string): number;
   /** Every account's entries with an id above `id`, in the order written. */
   after(id: number, limit: number): LedgerEntry[];
   /** The largest id (0 when there is none): where `after` goes on from. */
@@ -34,7 +37,7 @@ export function ledgerRepo(store: Store): LedgerRepo {
   const { driver } = store;
   // A store opened read-only keeps its schema: one older than the numbers (no `n` yet) reads as its migration
   // will number it, so `store export` of a store no emulator has opened since still writes them.
-  const numbered = Number(driver.prepare("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = 'n'").get()?.[0]) > 0;
+  const numbered = ledgerNumbered(driver);
   const ledger = numbered ? 'ledger' : '(SELECT *, row_number() OVER (PARTITION BY account_id ORDER BY id) AS n FROM ledger)';
   const nextNumber = (accountId: string): number =>
     Number(driver.prepare('SELECT coalesce(max(n), 0) + 1 FROM ledger WHERE account_id = ?').get(accountId)?.[0]);
@@ -52,6 +55,7 @@ export function ledgerRepo(store: Store): LedgerRepo {
     ofAccount: (accountId) => entries(driver.prepare(`SELECT id, n, body FROM ${ledger} WHERE account_id = ? ORDER BY n`).all(accountId)),
     page: (accountId, { after = 0, limit }) =>
       entries(driver.prepare(`SELECT id, n, body FROM ${ledger} WHERE account_id = ? AND n > ? ORDER BY n LIMIT ?`).all(accountId, after, Math.max(0, limit))),
+    count: (accountId) => Number(driver.prepare(`SELECT count(*) FROM ${ledger} WHERE account_id = ?`).get(accountId)?.[0]),
     after: (id, limit) => entries(driver.prepare(`SELECT id, n, body FROM ${ledger} WHERE id > ? ORDER BY id LIMIT ?`).all(id, limit)),
     lastId: () => Number(driver.prepare('SELECT coalesce(max(id), 0) FROM ledger').get()?.[0]),
     sums() {

@@ -15,8 +15,12 @@ export interface CallsRepo {
   get(requestId: string): CallRecord | undefined;
   /** Writes the record of a request (again, when its answer ends: status and latency are final then). */
   put(record: CallRecord, atMs: number): void;
-  /** `put` of several records; one statement per up to 16 (a statement costs more than a row on this store). */
-  putMany(records: [record: CallRecord, atMs: number][]): void;
+  /**
+   * `put` soon, with the other records put soon in this turn of the event loop: one `store.later` job, one
+   * statement per up to 16 records (a commit per record would cost a read more than the read, and a statement per
+   * record more than the record). A record whose store a reset has wiped since is dropped.
+   */
+  putSoon(record: CallRecord, atMs: number): void;
   /** Newest first. */
   page(filter: CallFilter, limit: number, offset: number): { rows: CallRecord[]; hasMore: boolean };
   /** Deletes at most `limit` records made at or before `atMs`, oldest first; returns how many. */
@@ -25,17 +29,40 @@ export interface CallsRepo {
 
 export function callsRepo(store: Store): CallsRepo {
   const { driver } = store;
+  const put = (record: CallRecord, atMs: number): void => void driver.prepare(upsert(1)).run(...row(record, atMs));
+  const putMany = (records: [record: CallRecord, atMs: number][]): void => {
+    for (let from = 0; from < records.length; from += MOST_PER_STATEMENT) {
+      const some = records.slice(from, from + MOST_PER_STATEMENT);
+      driver.prepare(upsert(some.length)).run(...some.flatMap(([record, atMs]) => row(record, atMs)));
+    }
+  };
+  // Records put soon, each with the store's epoch then; written by the one `later` job queued with the first.
+  const soon: [record: CallRecord, atMs: number, epoch: number][] = [];
+  const writeSoon = (): void => {
+    const kept = soon.splice(0).filter(([, , epoch]) => epoch === store.epoch);
+    try {
+      putMany(kept.map(([record, atMs]) => [record, atMs]));
+    } catch (err) {
+      // One record that cannot be written must not take the others with it: each on its own, as they came.
+      for (const [record, atMs] of kept) {
+        try {
+          put(record, atMs);
+        } catch {
+          // Reported once below, as the batch's failure.
+        }
+      }
+      throw err;
+    }
+  };
   return {
     get(requestId) {
       store.flushLater();
       return body<CallRecord>(driver.prepare('SELECT body FROM calls WHERE request_id = ?').get(requestId));
     },
-    put: (record, atMs) => void driver.prepare(upsert(1)).run(...row(record, atMs)),
-    putMany(records) {
-      for (let from = 0; from < records.length; from += MOST_PER_STATEMENT) {
-        const some = records.slice(from, from + MOST_PER_STATEMENT);
-        driver.prepare(upsert(some.length)).run(...some.flatMap(([record, atMs]) => row(record, atMs)));
-      }
+    put,
+    putSoon(record, atMs) {
+      if (soon.length === 0) store.later(writeSoon);
+      soon.push([record, atMs, store.epoch]);
     },
     page(filter, limit, offset) {
       store.flushLater();

@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
-import type { Db } from '../db.ts';
 import { createAccount, findAccount } from '../accounts/index.ts';
 import type { StoredAccount } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
@@ -10,6 +9,7 @@ import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { StateDocument } from '../state/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
+import { bearerOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
 
@@ -36,7 +36,7 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.post('/clock/advance', async (req, res) => {
     const body = contract.body<{ seconds: number }>('admin', 'AdvanceClockRequest', requireObjectBody(req));
-    const now = await clock.advance(body.seconds * 1000);
+    const now = await clock.advanceSeconds(body.seconds);
     // The time answered is on disk before the answer, even when nothing fell due on the way (every write stamps
     // the clock's position, and this one has nothing else to say): a restart never resumes before it.
     db.store.transaction(() => undefined);
@@ -99,7 +99,7 @@ export function adminRoutes(deps: AppDeps): Router {
     const after = Number(query['after'] ?? 0);
     const limit = Number(query['limit'] ?? 100);
     const data = db.ledger.page(account.id, { after, limit });
-    const count = ledgerCount(db, account.id);
+    const count = db.ledger.count(account.id);
     res.json({ object: 'list', data, count, has_more: (data.at(-1)?.n ?? after) < count });
   });
 
@@ -119,27 +119,6 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   return router;
-}
-
-/**
- * How many entries the account's ledger has, which is also the number of its newest: entries are numbered 1, 2,
- * 3, … without gaps, so the count is found by probing numbers, each probe one row of the (account, number) index.
- * TODO(ledger): a `count(accountId)` on the ledger repository would say it in one query.
- */
-function ledgerCount(db: Pick<Db, 'ledger'>, accountId: string): number {
-  const exists = (n: number): boolean => n === 0 || db.ledger.page(accountId, { after: n - 1, limit: 1 }).length > 0;
-  let low = 0;
-  let high = 1;
-  while (exists(high)) {
-    low = high;
-    high *= 2;
-  }
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (exists(middle)) low = middle;
-    else high = middle;
-  }
-  return low;
 }
 
 /** A row's version: a short hash of what the listing shows of it, for clients that keep the rows they read. */
@@ -173,7 +152,7 @@ export function accountView(account: StoredAccount): Record<string, unknown> {
 export function adminAuth(token: string): RequestHandler {
   const expected = Buffer.from(token);
   return (req, _res, next) => {
-    const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '');
+    const given = Buffer.from(bearerOf(req) ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
     }

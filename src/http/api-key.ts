@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors/index.ts';
 import type { StoredAccount, StoredKey } from '../accounts/index.ts';
 import type { Db } from '../db.ts';
@@ -10,8 +10,7 @@ import type { Db } from '../db.ts';
  */
 export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
   return (req, res, next) => {
-    const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    const key = bearer ?? (req.path.startsWith('/messages') ? req.get('x-api-key') : undefined);
+    const key = bearerOf(req) ?? (req.path.startsWith('/messages') ? req.get('x-api-key') : undefined);
     const stored = key ? db.keys.get(key) : undefined;
     const account = stored ? db.accounts.get(stored.account_id) : undefined;
     if (!key || !stored || !account) {
@@ -27,6 +26,9 @@ export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The token of `Authorization: Bearer <token>` (API key or admin token), if the request sends one. */
+export const bearerOf = (req: Request): string | undefined => BEARER.exec(req.headers.authorization ?? '')?.[1];
 
 export const accountOf = (res: Response): StoredAccount => res.locals['account'] as StoredAccount;
 export const keyOf = (res: Response): StoredKey => res.locals['apiKey'] as StoredKey;

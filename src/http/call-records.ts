@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { CallDetails, CallRecord } from '../calls/index.ts';
 import { formatTime, parseTime } from '../clock/index.ts';
-import type { Store } from '../store/index.ts';
 import type { AppDeps } from './context.ts';
 import { latencyOf, requestIdOf } from './request-id.ts';
 
@@ -34,47 +33,15 @@ export function callRecords(deps: Deps): RequestHandler {
 
 const startOf = (res: Response): CallStart | undefined => res.locals['callStart'] as CallStart | undefined;
 
-/** The end of a /v1 request's answer: its record, with the final status and latency. */
+/**
+ * The end of a /v1 request's answer: its record, with the final status and latency, written with the other
+ * answers of this turn (`putSoon`).
+ */
 export function endCall(deps: Deps, res: Response): void {
   const start = startOf(res);
   if (!start || deps.db.store.closed || deps.db.store.epoch !== start.epoch) return;
   start.ended = true;
-  writeSoon(deps.db, recordOf(deps, res.req, res, start.atMs, res.statusCode), start);
-}
-
-/** Records of answers that ended since the store's last batch of `later` jobs, per store. */
-const ending = new WeakMap<Store, [CallRecord, CallStart][]>();
-
-/**
- * Batched with the other answers of this turn, in one `later` job: one commit per record would cost a read more
- * than the read, and one statement per record more than the record (`putMany`).
- */
-function writeSoon(db: Deps['db'], record: CallRecord, start: CallStart): void {
-  let queue = ending.get(db.store);
-  if (!queue) {
-    queue = [];
-    ending.set(db.store, queue);
-  }
-  if (queue.length === 0) {
-    const due = queue;
-    db.store.later(() => {
-      const kept = due.splice(0).filter(([, begun]) => begun.epoch === db.store.epoch);
-      try {
-        db.calls.putMany(kept.map(([one, begun]) => [one, begun.atMs]));
-      } catch (err) {
-        // One record that cannot be written must not take the others with it: each on its own, as they came.
-        for (const [one, begun] of kept) {
-          try {
-            db.calls.put(one, begun.atMs);
-          } catch {
-            // Reported once below, as the batch's failure.
-          }
-        }
-        throw err;
-      }
-    });
-  }
-  queue.push([record, start]);
+  deps.db.calls.putSoon(recordOf(deps, res.req, res, start.atMs, res.statusCode), start.atMs);
 }
 
 /** `formatTime` (whole seconds), remembering the last second: the requests of a burst share it. */

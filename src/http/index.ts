@@ -15,6 +15,6 @@ export { requestIds } from './request-id.ts';
 export { errorHandler, notFound, unrouted } from './error-handler.ts';
 export type { AppDeps, AppConfig } from './context.ts';
 export { requestSigning, rateLimit, modelPermission, admissionOf } from './key-checks.ts';
-export { requestLog } from './request-log.ts';
-export { documentedMethods, exceptOptions, optionsTo, ROUTING } from './routing.ts';
+export { answerEnded } from './request-log.ts';
+export { documentedMethods, exceptOptions, optionsTo, ROUTING, series } from './routing.ts';
 export type { AllowedMethods } from './routing.ts';

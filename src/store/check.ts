@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Driver, SqlValue } from './driver.ts';
+import { ledgerNumbered } from './schema.ts';
 
 /**
  * What a store check reads: SQLite's own check of every page and index, then each account's balances beside the
@@ -17,9 +18,6 @@ const queries = (full: boolean, numbered = true): string[] => [
     ? 'SELECT account_id, count(*), min(n), max(n) FROM ledger GROUP BY account_id HAVING min(n) <> 1 OR max(n) <> count(*)'
     : 'SELECT 1 WHERE 0',
 ];
-
-const hasNumbers = (driver: Driver): boolean =>
-  Number(driver.prepare("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = 'n'").get()?.[0]) > 0;
 
 /** Thousandths of a point from a three-decimal string, exactly (`-1.500` → -1500n). */
 const milli = (points: unknown): bigint | null => (typeof points === 'string' && /^-?\d+\.\d{3}$/.test(points) ? BigInt(points.replace('.', '')) : null);
@@ -54,7 +52,7 @@ function problemsIn([pages = [], accounts = [], sums = [], misnumbered = []]: Sq
 /** Checks a store on this connection; `full` runs SQLite's complete integrity check. Empty when all is well. */
 export function checkStore(driver: Driver, full = false): string[] {
   try {
-    return problemsIn(queries(full, hasNumbers(driver)).map((sql) => driver.prepare(sql).all()));
+    return problemsIn(queries(full, ledgerNumbered(driver)).map((sql) => driver.prepare(sql).all()));
   } catch (err) {
     // Damage bad enough that a query of the check itself fails is the check's answer, not a crash.
     if (!/^SQLITE_(CORRUPT|NOTADB)/.test((err as { code?: string }).code ?? '')) throw err;

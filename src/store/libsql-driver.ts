@@ -26,7 +26,6 @@ export function openLibsql(path: string): Driver {
     throw err;
   }
   const cache = new Map<string, Statement>();
-  const controls = new Map<string, boolean>();
   // Writes per table, and writes that may have touched any: a table's version is the sum, so it moves with either.
   const writes = new Map<string, number>();
   let anyWrites = 0;
@@ -49,60 +48,39 @@ export function openLibsql(path: string): Driver {
       const raw = wrap(() => db.prepare(sql) as unknown as Raw);
       if (raw.reader) raw.raw(true);
       const tables = tablesWritten(sql);
-      const statement: Statement =
+      // A statement that may write counts as a write once it ran, even when it failed: what a failed statement
+      // left is not worth reasoning about.
+      const runs =
         tables !== 'all' && tables.length === 0
-          ? {
-              run: (...params) => {
-                const result = wrap(() => raw.run(...params));
-                return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
-              },
-              get: (...params) => wrap(() => raw.get(...params) as SqlValue[] | undefined),
-              all: (...params) => wrap(() => raw.all(...params) as SqlValue[][]),
-            }
-          : {
-              // Counted even when the write fails: what a failed statement left is not worth reasoning about.
-              run: (...params) => {
-                try {
-                  const result = wrap(() => raw.run(...params));
-                  return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
-                } finally {
-                  wrote(tables);
-                }
-              },
-              get: (...params) => {
-                try {
-                  return wrap(() => raw.get(...params) as SqlValue[] | undefined);
-                } finally {
-                  wrote(tables);
-                }
-              },
-              all: (...params) => {
-                try {
-                  return wrap(() => raw.all(...params) as SqlValue[][]);
-                } finally {
-                  wrote(tables);
-                }
-              },
+          ? wrap
+          : <T>(work: () => T): T => {
+              try {
+                return wrap(work);
+              } finally {
+                wrote(tables);
+              }
             };
+      const statement: Statement = {
+        run: (...params) => {
+          const result = runs(() => raw.run(...params));
+          return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+        },
+        get: (...params) => runs(() => raw.get(...params) as SqlValue[] | undefined),
+        all: (...params) => runs(() => raw.all(...params) as SqlValue[][]),
+      };
       cache.set(sql, statement);
       return statement;
     },
     exec(sql) {
       // A rollback undoes writes whose rows may have been read since: every table counts as changed. So does a
       // COMMIT that fails (SQLite may have rolled the transaction back itself).
-      let control = controls.get(sql);
-      if (control === undefined) {
-        control = controlsTransactionOnly(sql);
-        // The store's few texts (BEGIN IMMEDIATE, COMMIT, SAVEPOINT s1, …) are each judged once.
-        if (controls.size < 256) controls.set(sql, control);
-      }
       try {
         wrap(() => db.exec(sql));
       } catch (err) {
         wrote('all');
         throw err;
       }
-      if (!control) wrote('all');
+      if (!controlsTransactionOnly(sql)) wrote('all');
     },
     version: (table) => anyWrites + (writes.get(table) ?? 0),
     close: () => {

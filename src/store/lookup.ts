@@ -12,14 +12,14 @@ export function entry<T>(collection: Record<string, T>, id: string): T | undefin
 const MOST_ROWS = 4096;
 
 /**
- * `read(id)`'s first column, remembered for as long as the driver's version of `table` stays the same: any
- * write to the table through the store (a PATCH, a reset, a state import, a rollback) forgets every row at
- * once, so nothing read here is ever older than the table. Rows are kept as the stored text, so every caller
- * still parses its own copy and may change it freely. The store has one writer, its own connection (the file is
- * locked for it); a read-only opening beside a running emulator reads once and closes.
+ * `read(id)`'s row, remembered for as long as the driver's version of `table` stays the same: any write to the
+ * table through the store (a PATCH, a reset, a state import, a rollback) forgets every row at once, so nothing
+ * read here is ever older than the table. Rows are kept as read (the stored text), so every caller still parses
+ * its own copy and may change it freely. The store has one writer, its own connection (the file is locked for
+ * it); a read-only opening beside a running emulator reads once and closes.
  */
-export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): (id: string) => string | undefined {
-  const rows = new Map<string, string | null>();
+export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): (id: string) => SqlValue[] | undefined {
+  const rows = new Map<string, SqlValue[] | null>();
   let version = driver.version(table);
   return (id) => {
     const now = driver.version(table);
@@ -27,12 +27,12 @@ export function cachedRows(driver: Driver, table: string, read: (id: string) => 
       rows.clear();
       version = now;
     }
-    let text = rows.get(id);
-    if (text === undefined) {
-      text = (read(id)?.[0] as string | undefined) ?? null;
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = read(id) ?? null;
       if (rows.size >= MOST_ROWS) rows.clear();
-      rows.set(id, text);
+      rows.set(id, row);
     }
-    return text ?? undefined;
+    return row ?? undefined;
   };
 }

@@ -74,6 +74,10 @@ export type DataTable = (typeof DATA_TABLES)[number];
 
 export class StoreVersionError extends Error {}
 
+/** Whether the ledger numbers each account's entries (`n`, schema 2): a store opened read-only before that migration does not. */
+export const ledgerNumbered = (driver: Driver): boolean =>
+  Number(driver.prepare("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = 'n'").get()?.[0]) > 0;
+
 /** Brings the schema to `to` (SCHEMA_VERSION; a test builds an older store with less); returns the version the store had. */
 export function migrate(driver: Driver, where: string, to = SCHEMA_VERSION): number {
   const version = Number(driver.prepare('PRAGMA user_version').get()?.[0] ?? 0);

@@ -32,6 +32,22 @@ const submit = async (api: ApiClient, scenario = 'instant'): Promise<string> =>
   (await api.post('/v1/tasks', socialNote(), { 'X-Emulator-Scenario': scenario })).body.id as string;
 const advance = (seconds: number) => t.admin.post('/_emulator/clock/advance', { seconds });
 
+/**
+ * Two tasks whose messages went out around a webhook secret rotation: `before` it (one secret signs) and
+ * `during` the overlap a minute after it (both sign).
+ */
+async function acrossRotation(): Promise<{ account: Awaited<ReturnType<typeof calledBack>>; before: string; during: string }> {
+  const account = await calledBack();
+  const before = await submit(account.api);
+  await advance(0);
+  await advance(60);
+  await t.admin.post(`/_emulator/accounts/${account.id}/webhook/rotate`);
+  await advance(60);
+  const during = await submit(account.api);
+  await advance(0);
+  return { account, before, during };
+}
+
 /** The 422 every bad query parameter gets: invalid_params naming the parameter, with the request id. */
 async function expectInvalid(path: string, field: string): Promise<void> {
   const res = await t.admin.get(path);
@@ -275,14 +291,7 @@ it('shows each attempt with the headers it sent, the signature the same as the r
 });
 
 it('keeps the signature each attempt sent through rotations: one secret before, both during the overlap', async () => {
-  const account = await calledBack();
-  const before = await submit(account.api);
-  await advance(0);
-  await advance(60);
-  await t.admin.post(`/_emulator/accounts/${account.id}/webhook/rotate`);
-  await advance(60);
-  const during = await submit(account.api);
-  await advance(0);
+  const { account, before, during } = await acrossRotation();
   // A day later, a second rotation: the first secret is forgotten, the second one is rotated out in turn.
   await advance(25 * 3600);
   await t.admin.post(`/_emulator/accounts/${account.id}/webhook/rotate`);
@@ -299,14 +308,7 @@ it('keeps the signature each attempt sent through rotations: one secret before, 
 });
 
 it('recomputes the signature of an attempt recorded without one from the secrets of its time', async () => {
-  const account = await calledBack();
-  const before = await submit(account.api);
-  await advance(0);
-  await advance(60);
-  await t.admin.post(`/_emulator/accounts/${account.id}/webhook/rotate`);
-  await advance(60);
-  const during = await submit(account.api);
-  await advance(0);
+  const { account, before, during } = await acrossRotation();
   // As an older emulator stored them: attempts without their signature.
   const { db } = t.emulator;
   db.store.transaction(() => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { controlsTransactionOnly, tablesWritten } from '../../src/store/driver.ts';
-import { DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
+import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
 
 // Every authenticated request reads its key and its account; they come from memory while their tables are
@@ -18,31 +18,34 @@ afterEach(() => t.close());
 
 const submit = (key: string, body = socialNote()) => t.as(key).post('/v1/tasks', body);
 const chat = { model: 'svc-text-lite', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 16 };
+/** A PATCH through the control API (the harness's admin client has no patch of its own). */
+const patch = (path: string, body: Record<string, unknown>) =>
+  t.admin.send((r) => r.patch(path).set({ Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' }).send(body));
 const statusAndCode = (res: { status: number; body: { error?: { code?: string } } }) => [res.status, res.body.error?.code ?? null];
 
 it("sees a key's models PATCHed on the very next request, both ways", async () => {
   expect((await submit(account.key)).status).toBe(200);
-  expect((await t.admin.send((r) => r.patch(`/_emulator/keys/${account.key}`).set(admin()).send({ models: ['svc-text-lite'] }))).status).toBe(200);
+  expect((await patch(`/_emulator/keys/${account.key}`, { models: ['svc-text-lite'] })).status).toBe(200);
   expect(statusAndCode(await submit(account.key))).toEqual([403, 'permission_denied']);
   expect((await t.as(account.key).post('/v1/chat/completions', chat)).status).toBe(200);
-  expect((await t.admin.send((r) => r.patch(`/_emulator/keys/${account.key}`).set(admin()).send({ models: null }))).status).toBe(200);
+  expect((await patch(`/_emulator/keys/${account.key}`, { models: null })).status).toBe(200);
   expect((await submit(account.key)).status).toBe(200);
 });
 
 it('sees signing and a rate limit turned on for a key on the very next request', async () => {
   expect((await t.as(account.key).get('/v1/tasks')).status).toBe(200);
-  await t.admin.send((r) => r.patch(`/_emulator/keys/${account.key}`).set(admin()).send({ signing: true })).then((res) => expect(res.status).toBe(200));
+  await patch(`/_emulator/keys/${account.key}`, { signing: true }).then((res) => expect(res.status).toBe(200));
   expect(statusAndCode(await t.as(account.key).get('/v1/tasks'))).toEqual([401, 'signature_required']);
-  await t.admin.send((r) => r.patch(`/_emulator/keys/${account.key}`).set(admin()).send({ signing: false, rpm: 1 })).then((res) => expect(res.status).toBe(200));
+  await patch(`/_emulator/keys/${account.key}`, { signing: false, rpm: 1 }).then((res) => expect(res.status).toBe(200));
   expect((await t.as(account.key).get('/v1/tasks')).status).toBe(200);
   expect(statusAndCode(await t.as(account.key).get('/v1/tasks'))).toEqual([429, 'rate_limited']);
 });
 
 it("sees an account's concurrency cap PATCHed on the very next request", async () => {
   expect((await t.as(account.key).post('/v1/tasks', socialNote(), { 'X-Emulator-Scenario': 'timeout-in-queue' })).status).toBe(200);
-  await t.admin.send((r) => r.patch(`/_emulator/accounts/${account.id}`).set(admin()).send({ concurrency: 1 })).then((res) => expect(res.status).toBe(200));
+  await patch(`/_emulator/accounts/${account.id}`, { concurrency: 1 }).then((res) => expect(res.status).toBe(200));
   expect(statusAndCode(await submit(account.key))).toEqual([429, 'concurrency_limited']);
-  await t.admin.send((r) => r.patch(`/_emulator/accounts/${account.id}`).set(admin()).send({ concurrency: null })).then((res) => expect(res.status).toBe(200));
+  await patch(`/_emulator/accounts/${account.id}`, { concurrency: null }).then((res) => expect(res.status).toBe(200));
   expect((await submit(account.key)).status).toBe(200);
 });
 
@@ -130,7 +133,3 @@ it('tells the tables a statement writes from its text, and counts anything else 
   expect(controlsTransactionOnly('ROLLBACK TO s1; RELEASE s1')).toBe(false);
   expect(controlsTransactionOnly('BEGIN; DELETE FROM keys; COMMIT')).toBe(false);
 });
-
-function admin(): Record<string, string> {
-  return { Authorization: 'Bearer test-admin-token', 'Content-Type': 'application/json' };
-}
