@@ -15,6 +15,8 @@ import { createBlobStore, createFileKeeper } from './files/index.ts';
 import type { AppConfig, AppDeps } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
+import { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, sizeText, startupSteps } from './log/progress.ts';
+import type { Step } from './log/progress.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioLibrary } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
@@ -23,8 +25,8 @@ import { createSender, createSendPool, createWebhooks, keepDeliveriesFor, resolv
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
-import { createLimitedServer, fileBytes, followRequests, hurriable, LONG_FILE_BYTES, LONG_TASK_COUNT, resolveLimits, sizeText, startupSteps } from './server/index.ts';
-import type { ServerLimits, Step } from './server/index.ts';
+import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
+import type { ServerLimits } from './server/index.ts';
 import { CHECK_AT_OPEN_BYTES, checkStoreInBackground, damageMessage, openStore, storeFileKind, StoreOpenError } from './store/index.ts';
 import { exportState, importState, journalStoreBytes, readJournalStore, readStateFile, setJournalStoreAside, writeStateFile } from './state/index.ts';
 import type { StateDocument } from './state/index.ts';
@@ -242,7 +244,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   });
   engine.onTerminal(webhooks.taskFinished);
   // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds.
-  const unfinished = Number(store.driver.prepare("SELECT count(*) FROM tasks WHERE status IN ('queued', 'processing')").get()?.[0] ?? 0);
+  const unfinished = db.tasks.countUnfinished();
   step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, () => {
     concurrency.rebuild(db.tasks.unfinished());
     engine.resume();

@@ -2,8 +2,8 @@ import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
 import { CONFORMANCE_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
-import { suggestion } from './args.ts';
-import { HelpRequested, parseStartOptions, START_HELP, UsageError } from './start-options.ts';
+import { HelpRequested, suggestion, UsageError } from './args.ts';
+import { parseStartOptions, START_HELP } from './start-options.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
 

@@ -17,8 +17,6 @@ export interface StartOptions extends EmulatorOptions {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-export { HelpRequested, UsageError };
-
 /**
  * `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none); `path`: a file
  * or folder that exists; `file`: a file that exists.

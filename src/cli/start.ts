@@ -29,7 +29,7 @@ export async function start(options: StartOptions): Promise<void> {
     url = await emulator.listen(options.port, options.host);
   } catch (err) {
     // A port in use (or one the user may not bind) is a start-up failure like any other: one line, exit 2.
-    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 4010}`;
+    const where = `${options.host}:${options.port}`;
     const code = (err as NodeJS.ErrnoException).code;
     const why = LISTEN_ERRORS[code ?? ''] ?? (err as Error).message;
     console.error(`svc-emulator: cannot listen on ${where}: ${why}`);

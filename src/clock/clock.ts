@@ -165,6 +165,21 @@ export function createClock(options: ClockOptions): Clock {
     timer.unref();
   }
 
+  async function advance(ms: number): Promise<number> {
+    if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
+    const batch = new Set<Promise<unknown>>();
+    let reached = 0;
+    await serialized(async () => {
+      await jump(now() + ms, batch);
+      reached = now();
+      armTimer();
+    });
+    // Outside the turn: the next advance may go on while this one waits for what it sent. The answer is where
+    // this advance left the clock, whatever later ones did meanwhile.
+    await Promise.allSettled(batch);
+    return reached;
+  }
+
   return {
     mode: options.mode,
     get speed() {
@@ -200,23 +215,10 @@ export function createClock(options: ClockOptions): Clock {
     wallNow: machineNow,
     // Even no latency yields to the event loop, so concurrent streams interleave instead of queuing.
     wait: (ms) => new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve))),
-    async advance(ms) {
-      if (!(ms >= 0)) throw new RangeError('advance needs a non-negative number of milliseconds');
-      const batch = new Set<Promise<unknown>>();
-      let reached = 0;
-      await serialized(async () => {
-        await jump(now() + ms, batch);
-        reached = now();
-        armTimer();
-      });
-      // Outside the turn: the next advance may go on while this one waits for what it sent. The answer is where
-      // this advance left the clock, whatever later ones did meanwhile.
-      await Promise.allSettled(batch);
-      return reached;
-    },
+    advance,
     advanceSeconds(seconds) {
       if (!(seconds >= 0)) return Promise.reject(new RangeError('advanceSeconds needs a non-negative number of seconds'));
-      return this.advance(seconds * 1000);
+      return advance(seconds * 1000);
     },
     async stop() {
       stopped = true;

@@ -6,5 +6,3 @@ export { followRequests } from './shutdown.ts';
 export type { CloseGracefully } from './shutdown.ts';
 export { hurriable } from './hurry.ts';
 export type { Hurriable } from './hurry.ts';
-export { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, seconds, sizeText, startupSteps } from './progress.ts';
-export type { Step } from './progress.ts';

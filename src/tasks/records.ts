@@ -46,6 +46,8 @@ export interface TasksRepo {
   page(filter: TaskFilter, limit: number, offset: number): { rows: StoredTask[]; hasMore: boolean };
   /** Tasks still queued or processing, oldest first. */
   unfinished(): StoredTask[];
+  /** How many `unfinished` would return, without reading them. */
+  countUnfinished(): number;
   count(): number;
 }
 
@@ -86,6 +88,7 @@ export function tasksRepo(store: Store): TasksRepo {
       return pageOf(rows(driver.prepare(`SELECT seq, body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset)), limit);
     },
     count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
+    countUnfinished: () => Number(driver.prepare("SELECT count(*) FROM tasks WHERE status IN ('queued', 'processing')").get()?.[0] ?? 0),
     unfinished: () => rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
   };
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { CallRecord } from '../../src/calls/records.ts';
 import { createEmulator } from '../../src/index.ts';
-import { LONG_FILE_BYTES, LONG_TASK_COUNT } from '../../src/server/index.ts';
+import { LONG_FILE_BYTES, LONG_TASK_COUNT } from '../../src/log/progress.ts';
 import { exportState } from '../../src/state/index.ts';
 import type { StateDocument } from '../../src/state/index.ts';
 import { killAll, startCli } from '../support/cli.ts';
@@ -15,7 +14,6 @@ import type { CliEmulator } from '../support/cli.ts';
 // Start-up work that can take long says what it is doing, on which file and how big, and how long it took
 // (issue 17, item 5): a 240 MB store once took 17 s to start without a word. Small stores stay quiet.
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 /** What a progress line says, without the log's time of day. */
 const DONE = /: done in \d+\.\d s$/;
 
@@ -167,16 +165,9 @@ it('says it reads and imports a big journal store, once', async () => {
   cli.child.kill('SIGTERM');
   expect(await cli.exited).toBe(0);
   // Once: the next start opens the SQLite store that took its place (now a big one), as any other.
-  const again = spawn(process.execPath, [BIN, 'start', '--db', path, '--port', '0', '--log-level', 'info'], { stdio: 'pipe' });
-  let output = '';
-  await new Promise<void>((resolve) =>
-    again.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/opening the store .*: done in/.test(output)) resolve();
-    }),
-  );
-  again.kill('SIGKILL');
-  expect(infoLines(output)).toEqual([
+  const again = await startCli(['--db', path, '--log-level', 'info']);
+  await again.printed(/opening the store .*: done in/);
+  expect(infoLines(again.output())).toEqual([
     `info  opening the store ${path} (${megabytes(path)} MB, checked before it opens)`,
     expect.stringMatching(new RegExp(`^info  opening the store ${path}${DONE.source}`)),
   ]);

@@ -47,4 +47,4 @@ export function fileBytes(path: string): number {
 }
 
 /** `0.4 s`, `17.2 s`. */
-export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
