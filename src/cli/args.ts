@@ -31,6 +31,8 @@ export function parseCommandArgs<O extends Options>(
     }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       const flag = /'(--[^' ]+)/.exec(message)?.[1] ?? '';
+      // Node gives one code for a value missing and a value given to an on/off flag; only its message tells them apart.
+      if (/does not take an argument/.test(message)) throw new UsageError(`svc-emulator ${command}: ${flag} takes no value (give ${flag} to turn it on)`);
       throw new UsageError(`svc-emulator ${command}: ${flag} needs a value (${flag} VALUE or ${flag}=VALUE)`);
     }
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {

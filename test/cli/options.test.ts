@@ -100,6 +100,7 @@ it.each([
   ['an option before any command', ['--port', '4011'], 'svc-emulator: --port goes after a command (svc-emulator start --port …; svc-emulator --help lists them)'],
   ['an unknown start flag', ['start', '--prot', '4011'], 'svc-emulator start: unknown option --prot; did you mean --port? (svc-emulator start --help lists them)'],
   ['an unknown receive flag', ['receive', '--secert', 'whsec_eA=='], 'svc-emulator receive: unknown option --secert; did you mean --secret? (svc-emulator receive --help lists them)'],
+  ['a value given to an on/off flag', ['start', '--memory=yes'], 'svc-emulator start: --memory takes no value (give --memory to turn it on)'],
   ['a receive flag without its value', ['receive', '--secret'], 'svc-emulator receive: --secret needs a value (--secret VALUE or --secret=VALUE)'],
   ['a bad receive port', ['receive', '--secret', 'whsec_eA==', '--port', '70000'], 'svc-emulator receive: --port 70000: must be 0-65535'],
   ['a receive secret of the wrong kind', ['receive', '--secret', 'sk-emulator-demo'], "svc-emulator receive: --secret: must start with whsec_ (the account's signing secret)"],
