@@ -47,6 +47,18 @@ Callbacks go to the suite's receiver at http://127.0.0.1: an emulator started wi
 refuses that address, as the real service does, and the callback check is skipped saying so.
 `;
 
+export const PROXY_HELP = `Usage: svc-emulator proxy --upstream URL [options]
+
+Listens like the emulator and forwards every /v1 request to URL (the real service, or an emulator) unchanged,
+streams included. Every answer is checked against the contract as it passes: each deviation is printed to
+stderr with its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
+
+  --upstream URL     the deployment to forward to (https://api.example.com; required)
+  --port P           port to listen on (default 4011; 0 picks a free one)
+  --host H           address to listen on (default 127.0.0.1)
+  --json FILE        on exit (Ctrl-C or SIGTERM), write the deviations to FILE as JSON
+`;
+
 export const STORE_HELP = `svc-emulator store: look after a store file
 
 Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]

@@ -81,31 +81,42 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
         const reason = (err as Error).name === 'TimeoutError' ? `no complete answer within ${timeoutMs} ms` : `cannot reach ${baseUrl} (${unreachableReason(err, timeoutMs)})`;
         throw new CheckFailure(`${method} ${path}: ${reason}`, null);
       }
-      const type = res.headers.get('content-type') ?? '';
-      let json: unknown;
-      if (type.includes('json')) {
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-      }
-      const exchange: Exchange = {
-        method,
-        path,
-        status: res.status,
-        headers: res.headers,
-        text,
-        json,
-        requestId: res.headers.get('x-request-id'),
-        events: type.includes('text/event-stream') ? parseSse(text) : [],
-        requestHeaders: headers,
-        requestBody: body,
-      };
+      const exchange = toExchange({ method, path, requestHeaders: headers, requestBody: body }, { status: res.status, headers: res.headers, text });
       log.push(exchange);
       if (!options.unchecked) genericChecks(contract, exchange);
       return exchange;
     },
+  };
+}
+
+/**
+ * A request and its answer as the checks read them: the body as JSON when the content type says JSON, the events
+ * of an event stream, the request id from X-Request-Id. The suite's client and the proxy both build them here.
+ */
+export function toExchange(
+  request: Pick<Exchange, 'method' | 'path' | 'requestHeaders' | 'requestBody'>,
+  answer: Pick<Exchange, 'status' | 'headers' | 'text'>,
+): Exchange {
+  const type = answer.headers.get('content-type') ?? '';
+  let json: unknown;
+  if (type.includes('json')) {
+    try {
+      json = JSON.parse(answer.text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return {
+    method: request.method,
+    path: request.path,
+    status: answer.status,
+    headers: answer.headers,
+    text: answer.text,
+    json,
+    requestId: answer.headers.get('x-request-id'),
+    events: type.includes('text/event-stream') ? parseSse(answer.text) : [],
+    requestHeaders: request.requestHeaders,
+    requestBody: request.requestBody,
   };
 }
 

@@ -1,3 +1,4 @@
+import { errorOf } from './checks/shared.ts';
 import { unreachableReason } from './network.ts';
 
 /** The suite cannot start: an address that does not answer, a key or token refused. Nothing was checked. */
@@ -61,15 +62,29 @@ async function fundAccount(admin: Admin, timeoutMs: number): Promise<{ id: strin
   return { id: account.id, key: key.key, webhookSecret: account.webhook_secret };
 }
 
+/** A POST to the control API with its token; no answer at all is a setup error saying why. */
+const controlPost = (admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<Answer> =>
+  reach(admin.url, `${admin.url}${path}`, { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' }, timeoutMs, JSON.stringify(body));
+
 async function control(admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
-  const headers = { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' };
-  const res = await reach(admin.url, `${admin.url}${path}`, headers, timeoutMs, JSON.stringify(body));
+  const res = await controlPost(admin, path, body, timeoutMs);
   if (res.status === 401) throw new ConformanceSetupError(`the control API at ${admin.url} refused the admin token (401)`);
   if (res.status !== 201) {
     const { code, message } = errorOf(res);
     throw new ConformanceSetupError(`the control API at ${admin.url}: POST ${path} answered ${res.status}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`);
   }
   return res.json;
+}
+
+/** The suite's `wait` on the emulator: fast-forwards its clock through the control API. */
+export async function advanceClock(admin: Admin, seconds: number, timeoutMs: number): Promise<void> {
+  let res: Answer;
+  try {
+    res = await controlPost(admin, '/_emulator/clock/advance', { seconds }, timeoutMs);
+  } catch (err) {
+    throw new Error(`advancing the emulator's clock: ${(err as Error).message}`);
+  }
+  if (res.status < 200 || res.status > 299) throw new Error(`advancing the emulator's clock: POST /_emulator/clock/advance answered ${res.status}`);
 }
 
 interface Answer {
@@ -94,6 +109,3 @@ async function reach(origin: string, url: string, headers: Record<string, string
     throw new ConformanceSetupError(`cannot reach ${origin} (${unreachableReason(err, timeoutMs)})`);
   }
 }
-
-const errorOf = (answer: Answer): { code?: string; message?: string } =>
-  (answer.json as { error?: { code?: string; message?: string } } | undefined)?.error ?? {};

@@ -2,9 +2,8 @@ import Big from 'big.js';
 import { ALL_CHECKS, textModel } from './checks/index.ts';
 import { CheckFailure, CheckSkipped, createClient, curlOf } from './client.ts';
 import type { Exchange } from './client.ts';
-import { unreachableReason } from './network.ts';
 import { startCallbackReceiver } from './receiver.ts';
-import { prepare } from './setup.ts';
+import { advanceClock, prepare } from './setup.ts';
 import { loadResponseContract } from './spec.ts';
 import type { Check, CheckContext, CheckResult, Need, ReceivedCallback } from './types.ts';
 import { DEFAULT_BUDGET } from './defaults.ts';
@@ -85,19 +84,7 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
 
   const wait = async (seconds: number): Promise<void> => {
     if (admin) {
-      let res: Response;
-      try {
-        res = await fetch(`${admin.url}/_emulator/clock/advance`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ seconds }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        await res.arrayBuffer();
-      } catch (err) {
-        throw new Error(`advancing the emulator's clock: cannot reach ${admin.url} (${unreachableReason(err, timeoutMs)})`);
-      }
-      if (!res.ok) throw new Error(`advancing the emulator's clock: POST /_emulator/clock/advance answered ${res.status}`);
+      await advanceClock(admin, seconds, timeoutMs);
     } else {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Exchange } from '../conformance/client.ts';
-import { parseSse } from '../conformance/client.ts';
+import { toExchange } from '../conformance/client.ts';
 
 /** Headers a curl line leaves out: the transport's own, and what fetch or an SDK adds about itself. */
 const NOT_IN_CURL = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|accept-language|user-agent|sec-fetch-.*|x-stainless-.*)$/i;
@@ -60,16 +60,6 @@ export function exchangeOf(
   const headers = new Headers();
   for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i] ?? '', answer.rawHeaders[i + 1] ?? '');
   const bytes = answer.body.truncated ? null : decoded(Buffer.concat(answer.body.chunks), headers.get('content-encoding'));
-  const text = bytes?.toString('utf8') ?? '';
-  const type = headers.get('content-type') ?? '';
-  let json: unknown;
-  if (bytes && type.includes('json')) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-  }
   const requestHeaders: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || NOT_IN_CURL.test(name) || (name === 'accept' && value === '*/*')) continue;
@@ -77,18 +67,7 @@ export function exchangeOf(
   }
   const requestBody = request.body.size === 0 || request.body.truncated ? undefined : Buffer.concat(request.body.chunks).toString('utf8');
   return {
-    exchange: {
-      method: request.method,
-      path: request.path,
-      status: answer.status,
-      headers,
-      text,
-      json,
-      requestId: headers.get('x-request-id'),
-      events: type.includes('text/event-stream') ? parseSse(text) : [],
-      requestHeaders,
-      requestBody,
-    },
+    exchange: toExchange({ method: request.method, path: request.path, requestHeaders, requestBody }, { status: answer.status, headers, text: bytes?.toString('utf8') ?? '' }),
     complete: bytes !== null,
   };
 }

@@ -1,5 +1,4 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
@@ -12,12 +11,12 @@ import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';
 import type { Deviation, Proxy } from '../../src/proxy/index.ts';
+import { runCommand, spawnCommand } from '../support/command.ts';
 
 // The proxy between real clients (the official SDKs, fetch) and two upstreams: the emulator, which conforms, and a
 // small server of this file's own that deviates on purpose, one way per route.
 
 const ADMIN = 'proxy-admin';
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const REQUEST_ID = 'req_aaaaaaaaaaaaaaaaaaaaaaaa';
 const NOTES = { model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/proxy', agree: true } };
 
@@ -211,7 +210,7 @@ it('svc-emulator proxy: prints its address, lists deviations at its endpoint and
   const upstream = deviatingUpstream();
   const upstreamUrl = await upstream.url;
   const report = join(mkdtempSync(join(tmpdir(), 'proxy-')), 'deviations.json');
-  const child = spawn(process.execPath, [BIN, 'proxy', '--upstream', upstreamUrl, '--port', '0', '--json', report], { stdio: 'pipe' });
+  const child = spawnCommand(['proxy', '--upstream', upstreamUrl, '--port', '0', '--json', report]);
   running.push({ close: async () => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')) });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -244,10 +243,7 @@ it('svc-emulator proxy: prints its address, lists deviations at its endpoint and
 }, 30_000);
 
 it('svc-emulator proxy without --upstream says so in one line and exits 2', async () => {
-  const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0'], { stdio: 'pipe' });
-  running.push({ close: async () => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')) });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  expect(await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))).toBe(2);
-  expect(stderr.split('\n')[0]).toBe('svc-emulator proxy: --upstream URL is required');
+  const run = await runCommand(['proxy', '--port', '0'], 25_000);
+  expect(run.code).toBe(2);
+  expect(run.stderr.split('\n')[0]).toBe('svc-emulator proxy: --upstream URL is required');
 }, 30_000);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 
 const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -9,13 +10,16 @@ export interface CommandRun {
   stderr: string;
 }
 
+/** `svc-emulator ARGS` started from the project's root, its output piped, for a test that watches it run. */
+export const spawnCommand = (args: string[]): ChildProcessWithoutNullStreams => spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
+
 /**
  * `svc-emulator ARGS` to its end, with what it printed. A run still going after `killAfterMs` is killed (and then
  * fails on its exit code), never left behind.
  */
 export function runCommand(args: string[], killAfterMs: number): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
+    const child = spawnCommand(args);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

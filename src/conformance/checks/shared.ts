@@ -25,7 +25,7 @@ export interface TaskBody {
 export const body = <T>(exchange: Exchange): T => exchange.json as T;
 
 /** The error code and message of an answer, in the general shape or the Messages one; empty when it has none. */
-export function errorOf(exchange: Exchange): { code?: string; message?: string } {
+export function errorOf(exchange: Pick<Exchange, 'json'>): { code?: string; message?: string } {
   const error = (exchange.json as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
   const code = typeof error?.code === 'string' ? error.code : typeof error?.type === 'string' ? error.type : undefined;
   const message = typeof error?.message === 'string' ? error.message : undefined;
