@@ -68,6 +68,6 @@ export function listReader(api, path) {
     const fresh = answer.data[Symbol.iterator]();
     const rows = answer.versions.map((version) => (sentKnown.has(version) ? held.get(version) : fresh.next().value));
     held = new Map(answer.versions.map((version, i) => [version, rows[i]]));
-    return { ...answer, rows, sent: answer.data.length };
+    return { ...answer, rows };
   };
 }

@@ -41,18 +41,11 @@ const state = {
   accountIds: new Set(),
   models: new Set(),
   ledger: { account: null, entries: [], count: 0 },
-  // The chosen items; each detail is read again only when its row's version in a list changed (or it is on no
-  // page shown), so a quiet poll reads none of them.
-  taskId: null,
-  task: null,
-  taskVersion: null,
-  recordId: null,
-  record: null,
-  recordTask: null,
-  recordVersion: null,
-  deliveryId: null,
-  delivery: null,
-  deliveryVersion: null,
+  // The chosen task, call record and callback message (see DETAILS), each with what was last read of it (null:
+  // nothing yet, or gone) and the version its row had then in the list shown.
+  task: { id: null, item: null, version: null },
+  record: { id: null, item: null, version: null },
+  delivery: { id: null, item: null, version: null },
 };
 
 const api = createApi(() => state.token);
@@ -205,12 +198,6 @@ function formValues(form) {
   return values;
 }
 
-/** A list's row that is also the chosen item: its version, or null when the page shown does not hold it. */
-function listedVersion(list, matches) {
-  const i = list.rows.findIndex(matches);
-  return i === -1 ? null : list.versions[i];
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Deep links: #task=T…, #record=req_…, #delivery=msg_…, #account=acct_… open that item; choosing one updates it.
 
@@ -252,6 +239,70 @@ function reveal(headingId, fromLink = false) {
 new ResizeObserver(() => {
   document.documentElement.style.scrollPaddingTop = `${$('top').offsetHeight + 8}px`;
 }).observe($('top'));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Details: the chosen task, call record or callback message below its list; each kind's page elements are
+// <kind>-heading, <kind>-none (the hint shown until one is chosen) and <kind>-detail.
+
+/**
+ * Each detail: its heading's word, the lists that mark the chosen item, the id of a list's row, and how the item
+ * is read (null when it is gone).
+ */
+const DETAILS = {
+  task: {
+    title: 'Task',
+    lists: ['tasks-body', 'ledger-body', 'records-body', 'callbacks-body'],
+    keyOf: (entry) => entry.task.id,
+    read: (id) => readOrNull(`/_emulator/tasks/${encodeURIComponent(id)}`),
+  },
+  record: { title: 'Call', lists: ['records-body'], keyOf: (r) => r.request_id, read: readRecord },
+  delivery: {
+    title: 'Message',
+    lists: ['callbacks-body', 'deliveries'],
+    keyOf: (d) => d.id,
+    read: (id) => readOrNull(`/_emulator/webhooks/deliveries/${encodeURIComponent(id)}`),
+  },
+};
+
+/** Opens an item in its detail, names it in the address, and reads it at once. */
+function choose(kind, id, { fromLink = false } = {}) {
+  if (state[kind].id !== id) state[kind] = { id, item: null, version: null };
+  const { title, lists } = DETAILS[kind];
+  $(`${kind}-heading`).textContent = `${title} ${id}`;
+  $(`${kind}-none`).hidden = true;
+  $(`${kind}-detail`).hidden = false;
+  for (const list of lists) invalidate($(list));
+  setLink(kind, id);
+  reveal(`${kind}-heading`, fromLink);
+  refresh();
+}
+
+/**
+ * The chosen item of a detail as it is now. It is read again only when its row in `list` changed version, or the
+ * page shown does not hold it, so a quiet poll reads none. Undefined when none is chosen, or another was chosen
+ * meanwhile; null when it is gone.
+ */
+async function readChosen(kind, list) {
+  const { id, item: held, version: heldVersion } = state[kind];
+  if (!id) return undefined;
+  const { keyOf, read } = DETAILS[kind];
+  const i = list.rows.findIndex((row) => keyOf(row) === id);
+  const version = i === -1 ? null : list.versions[i];
+  const item = held && version !== null && version === heldVersion ? held : await read(id);
+  if (state[kind].id !== id) return undefined;
+  state[kind] = { id, item, version };
+  return item;
+}
+
+/** A single item of the control API, or null when it is gone (a reset, or a link to something that never was). */
+async function readOrNull(path) {
+  try {
+    return await api('GET', path);
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 404) return null;
+    throw error;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Clock (in the sticky header)
@@ -309,7 +360,7 @@ function renderAccounts(list) {
           ),
         ),
   );
-  pager($('accounts-pager'), { page: list.page, hasMore: list.has_more, previous: 'Previous accounts', next: 'Next accounts', onMove: (page) => movePage('accounts', page) });
+  listPager('accounts', list, 'Previous accounts', 'Next accounts');
 }
 
 function chooseAccount(id, { fromLink = false } = {}) {
@@ -383,7 +434,7 @@ function renderLedger() {
   $('ledger-caption').textContent =
     `Ledger of ${account}: ${count} entries, newest first` + (entries.length < count ? ` (the newest ${entries.length} shown)` : '');
   $('ledger-older').hidden = entries.length === 0 || entryNumber(entries[0]) <= 1;
-  renderInto($('ledger-body'), JSON.stringify([account, count, entries.length, entries.at(-1)?.id, state.taskId]), () =>
+  renderInto($('ledger-body'), JSON.stringify([account, count, entries.length, entries.at(-1)?.id, state.task.id]), () =>
     entries.length === 0
       ? emptyRow(5, 'No entries.')
       : [...entries].reverse().map((e) =>
@@ -411,7 +462,7 @@ function renderDatalists() {
 }
 
 function taskButton(id, where) {
-  return chooser(id, { pressed: id === state.taskId, focus: `${where}-task-${id}`, onChoose: () => chooseTask(id) });
+  return chooser(id, { pressed: id === state.task.id, focus: `${where}-task-${id}`, onChoose: () => chooseTask(id) });
 }
 
 function compactTimeline(task) {
@@ -428,13 +479,13 @@ function renderTasks(list, filters) {
   const filtered = [filters.account && `account ${filters.account}`, filters.model && `model ${filters.model}`, filters.status && `status ${filters.status}`].filter(Boolean);
   $('tasks-caption').textContent =
     `Tasks, newest first: ${entries.length} on page ${list.page}` + (filtered.length > 0 ? ` (filtered by ${filtered.join(', ')})` : '');
-  renderInto($('tasks-body'), JSON.stringify([list.versions, state.taskId]), () =>
+  renderInto($('tasks-body'), JSON.stringify([list.versions, state.task.id]), () =>
     entries.length === 0
       ? emptyRow(7, 'No tasks.')
       : entries.map(({ account_id, scenario, task }) =>
           h(
             'tr',
-            { className: task.id === state.taskId ? 'chosen' : undefined, dataset: { task: task.id } },
+            { className: task.id === state.task.id ? 'chosen' : undefined, dataset: { task: task.id } },
             h('th', { scope: 'row' }, taskButton(task.id, 'tasks')),
             h('td', {}, h('code', {}, account_id)),
             h('td', {}, task.model),
@@ -445,46 +496,21 @@ function renderTasks(list, filters) {
           ),
         ),
   );
-  pager($('tasks-pager'), { page: list.page, hasMore: list.has_more, previous: 'Newer tasks', next: 'Older tasks', onMove: (page) => movePage('tasks', page) });
+  listPager('tasks', list, 'Newer tasks', 'Older tasks');
 }
 
-function chooseTask(id, { fromLink = false } = {}) {
-  if (state.taskId !== id) {
-    state.taskId = id;
-    state.task = null;
-    state.taskVersion = null;
-    readers.taskDeliveries = listReader(api, '/_emulator/webhooks/deliveries');
-  }
-  $('task-heading').textContent = `Task ${id}`;
-  $('task-none').hidden = true;
-  $('task-detail').hidden = false;
-  for (const list of ['tasks-body', 'ledger-body', 'records-body', 'callbacks-body']) invalidate($(list));
-  setLink('task', id);
-  reveal('task-heading', fromLink);
-  refresh();
+function chooseTask(id, options) {
+  if (state.task.id !== id) readers.taskDeliveries = listReader(api, '/_emulator/webhooks/deliveries');
+  choose('task', id, options);
 }
 
 async function refreshTask(tasks) {
-  const id = state.taskId;
-  if (!id) return;
-  const version = listedVersion(tasks, (e) => e.task.id === id);
-  let entry = state.task;
-  if (!entry || version === null || version !== state.taskVersion) entry = await readOrNull(`/_emulator/tasks/${encodeURIComponent(id)}`);
+  const entry = await readChosen('task', tasks);
+  if (entry === undefined) return;
+  const { id } = state.task;
   const deliveries = entry ? await readers.taskDeliveries({ task_id: id, limit: 100 }) : { rows: [] };
-  if (state.taskId !== id) return;
-  state.task = entry;
-  state.taskVersion = version;
+  if (state.task.id !== id) return;
   renderTask(entry, deliveries.rows);
-}
-
-/** A single item of the control API, or null when it is gone (a reset, or a link to something that never was). */
-async function readOrNull(path) {
-  try {
-    return await api('GET', path);
-  } catch (error) {
-    if (error instanceof ApiFailure && error.status === 404) return null;
-    throw error;
-  }
 }
 
 function renderTask(entry, deliveries) {
@@ -569,7 +595,7 @@ function deliveryBlock(d, where) {
     { className: 'delivery' },
     h('p', { className: 'delivery-head' },
       h('code', {}, d.id),
-      where === 'task' ? [' (', chooser('open', { pressed: d.id === state.deliveryId, focus: `${where}-open-${d.id}`, onChoose: () => chooseDelivery(d.id), title: `Open ${d.id} among the callbacks` }), ')'] : null,
+      where === 'task' ? [' (', chooser('open', { pressed: d.id === state.delivery.id, focus: `${where}-open-${d.id}`, onChoose: () => chooseDelivery(d.id), title: `Open ${d.id} among the callbacks` }), ')'] : null,
       ` ${d.type} to `, h('span', { className: 'url' }, d.url), ': ', statusBadge(d.status),
       '. Next due attempt: ', ...nextAttempt(d), ' ', resendButton(d, where)),
     // Folded at first: for a task's message it is mostly the task, shown above.
@@ -607,7 +633,7 @@ function deliveryBlock(d, where) {
 
 function renderCallbacks(list) {
   const messages = list.rows;
-  renderInto($('callbacks-body'), JSON.stringify([list.versions, state.deliveryId, state.taskId, state.clockNow]), () =>
+  renderInto($('callbacks-body'), JSON.stringify([list.versions, state.delivery.id, state.task.id, state.clockNow]), () =>
     messages.length === 0
       ? emptyRow(9, 'No callback messages.')
       : messages.map((d) => {
@@ -615,8 +641,8 @@ function renderCallbacks(list) {
           const failing = d.status === 'failed' || (d.status === 'pending' && last && !last.ok);
           return h(
             'tr',
-            { className: [d.id === state.deliveryId ? 'chosen' : '', failing ? 'not-ok' : ''].join(' ').trim() || undefined },
-            h('th', { scope: 'row' }, chooser(d.id, { pressed: d.id === state.deliveryId, focus: `callbacks-${d.id}`, onChoose: () => chooseDelivery(d.id) })),
+            { className: [d.id === state.delivery.id ? 'chosen' : '', failing ? 'not-ok' : ''].join(' ').trim() || undefined },
+            h('th', { scope: 'row' }, chooser(d.id, { pressed: d.id === state.delivery.id, focus: `callbacks-${d.id}`, onChoose: () => chooseDelivery(d.id) })),
             h('td', {}, d.type),
             h('td', {}, d.task_id ? taskButton(d.task_id, `callbacks-${d.id}`) : '–'),
             h('td', {}, h('code', {}, d.account_id)),
@@ -628,37 +654,17 @@ function renderCallbacks(list) {
           );
         }),
   );
-  pager($('callbacks-pager'), { page: list.page, hasMore: list.has_more, previous: 'Previous messages', next: 'More messages', onMove: (page) => movePage('callbacks', page) });
+  listPager('callbacks', list, 'Previous messages', 'More messages');
 }
 
-function chooseDelivery(id, { fromLink = false } = {}) {
-  if (state.deliveryId !== id) {
-    state.deliveryId = id;
-    state.delivery = null;
-    state.deliveryVersion = null;
-  }
-  $('delivery-heading').textContent = `Message ${id}`;
-  $('delivery-none').hidden = true;
-  $('delivery-detail').hidden = false;
-  invalidate($('callbacks-body'));
-  invalidate($('deliveries'));
-  setLink('delivery', id);
-  reveal('delivery-heading', fromLink);
-  refresh();
+function chooseDelivery(id, options) {
+  choose('delivery', id, options);
 }
 
 async function refreshDelivery(callbacks) {
-  const id = state.deliveryId;
-  if (!id) return;
-  const version = listedVersion(callbacks, (d) => d.id === id);
-  let delivery = state.delivery;
-  if (!delivery || version === null || version !== state.deliveryVersion) {
-    delivery = await readOrNull(`/_emulator/webhooks/deliveries/${encodeURIComponent(id)}`);
-  }
-  if (state.deliveryId !== id) return;
-  state.delivery = delivery;
-  state.deliveryVersion = version;
-  renderInto($('delivery-detail'), JSON.stringify([delivery, state.clockNow, state.taskId]), () =>
+  const delivery = await readChosen('delivery', callbacks);
+  if (delivery === undefined) return;
+  renderInto($('delivery-detail'), JSON.stringify([delivery, state.clockNow, state.task.id]), () =>
     delivery
       ? [
           h('dl', { className: 'facts' },
@@ -704,12 +710,12 @@ async function act(button, run) {
 const pointsOf = (task) => `frozen ${task.points.frozen}, charged ${task.points.charged}, refunded ${task.points.refunded}`;
 
 function taskAction(action) {
-  const id = state.taskId;
+  const id = state.task.id;
   if (!id) return;
   const path = `/_emulator/tasks/${encodeURIComponent(id)}/${action}`;
   const button = $(`task-${action}`);
-  if (button.getAttribute('aria-disabled') === 'true' && state.task) {
-    announce(`Task ${id} is already ${state.task.task.status}.`, true);
+  if (button.getAttribute('aria-disabled') === 'true' && state.task.item) {
+    announce(`Task ${id} is already ${state.task.item.task.status}.`, true);
     return;
   }
   act(button, async () => {
@@ -732,9 +738,13 @@ function resend(id, button) {
   });
 }
 
-function movePage(list, page) {
-  state.pages[list] = page;
-  refresh();
+/** The pager below a list: another page is read at once. */
+function listPager(name, list, previous, next) {
+  const onMove = (page) => {
+    state.pages[name] = page;
+    refresh();
+  };
+  pager($(`${name}-pager`), { page: list.page, hasMore: list.has_more, previous, next, onMove });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -743,14 +753,14 @@ function movePage(list, page) {
 function renderRecords(list) {
   const records = list.rows;
   $('records-caption').textContent = `Call records of /v1 requests, newest first: ${records.length} on page ${list.page}`;
-  renderInto($('records-body'), JSON.stringify([list.versions, state.recordId, state.taskId]), () =>
+  renderInto($('records-body'), JSON.stringify([list.versions, state.record.id, state.task.id]), () =>
     records.length === 0
       ? emptyRow(9, 'No call records.')
       : records.map((r) =>
           h(
             'tr',
-            { className: [r.request_id === state.recordId ? 'chosen' : '', r.status >= 400 ? 'not-ok' : ''].join(' ').trim() || undefined },
-            h('th', { scope: 'row' }, chooser(r.request_id, { pressed: r.request_id === state.recordId, focus: `records-${r.request_id}`, onChoose: () => chooseRecord(r.request_id) })),
+            { className: [r.request_id === state.record.id ? 'chosen' : '', r.status >= 400 ? 'not-ok' : ''].join(' ').trim() || undefined },
+            h('th', { scope: 'row' }, chooser(r.request_id, { pressed: r.request_id === state.record.id, focus: `records-${r.request_id}`, onChoose: () => chooseRecord(r.request_id) })),
             h('td', {}, time(r.at)),
             h('td', {}, `${r.method} ${r.path}`),
             h('td', { className: 'num' }, String(r.status)),
@@ -762,47 +772,34 @@ function renderRecords(list) {
           ),
         ),
   );
-  pager($('records-pager'), { page: list.page, hasMore: list.has_more, previous: 'Newer records', next: 'Older records', onMove: (page) => movePage('records', page) });
+  listPager('records', list, 'Newer records', 'Older records');
 }
 
-function chooseRecord(id, { fromLink = false } = {}) {
-  if (state.recordId !== id) {
-    state.recordId = id;
-    state.record = null;
-    state.recordVersion = null;
-  }
-  $('record-heading').textContent = `Call ${id}`;
-  $('record-none').hidden = true;
-  $('record-detail').hidden = false;
-  invalidate($('records-body'));
-  setLink('record', id);
-  reveal('record-heading', fromLink);
-  refresh();
+function chooseRecord(id, options) {
+  choose('record', id, options);
+}
+
+/** A call record with the task it made, if any: that task holds what a submission's body said, for its curl. */
+async function readRecord(id) {
+  const record = await readOrNull(`/_emulator/records/${encodeURIComponent(id)}`);
+  const task = record?.task_id ? await readOrNull(`/_emulator/tasks/${encodeURIComponent(record.task_id)}`) : null;
+  return record && { record, task };
 }
 
 async function refreshRecord(records) {
-  const id = state.recordId;
-  if (!id) return;
-  const version = listedVersion(records, (r) => r.request_id === id);
-  let { record, recordTask: task } = state;
-  if (!record || version === null || version !== state.recordVersion) {
-    record = await readOrNull(`/_emulator/records/${encodeURIComponent(id)}`);
-    // The task a submission made holds what its body said: the curl command is rebuilt from it.
-    task = record?.task_id ? await readOrNull(`/_emulator/tasks/${encodeURIComponent(record.task_id)}`) : null;
-  }
-  if (state.recordId !== id) return;
-  Object.assign(state, { record, recordTask: task, recordVersion: version });
-  renderRecord(record, task);
+  const chosen = await readChosen('record', records);
+  if (chosen !== undefined) renderRecord(chosen);
 }
 
-function renderRecord(record, task) {
-  if (!record) {
+function renderRecord(chosen) {
+  if (!chosen) {
     renderInto($('record-facts'), 'gone', () => fact('Record', 'not found: no such request id (a reset, or older than 30 days?)'));
     for (const id of ['record-payloads', 'record-curl', 'curl-note']) renderInto($(id), 'gone', () => []);
     return;
   }
+  const { record, task } = chosen;
   const text = record.text;
-  renderInto($('record-facts'), JSON.stringify([record, state.taskId]), () => [
+  renderInto($('record-facts'), JSON.stringify([record, state.task.id]), () => [
     fact('Time', time(record.at)),
     fact('Call', `${record.method} ${record.path}`),
     fact('Status', String(record.status)),
@@ -836,7 +833,7 @@ async function copyCurl() {
   if (!command) return;
   try {
     await navigator.clipboard.writeText(command);
-    announce(`Copied the curl command of ${state.recordId}.`);
+    announce(`Copied the curl command of ${state.record.id}.`);
   } catch {
     // Without clipboard access (an insecure origin, a denied permission) the command is selected to copy by hand.
     window.getSelection()?.selectAllChildren(pre);

@@ -14,7 +14,7 @@ export type { Webhooks, WebhookDeps } from './deliveries.ts';
 export { createSender } from './send.ts';
 export type { Send, Outgoing, SendResult } from './send.ts';
 export { signatureHeader } from './sign.ts';
-export { attemptRequestHeaders, callbackHeaders, secretsAt } from './headers.ts';
+export { attemptRequestHeaders } from './headers.ts';
 export { RETRY_DELAYS_SECONDS, MAX_AUTOMATIC_ATTEMPTS, ROTATION_OVERLAP_MS } from './schedule.ts';
 export { keepDeliveriesFor, DEFAULT_DELIVERY_RETENTION_MS } from './retention.ts';
 export type { StoredDelivery, DeliveryAttempt, DeliveryType, DeliveriesRepo, DeliveryFilter, DeliveryOrder } from './records.ts';

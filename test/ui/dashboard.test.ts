@@ -9,9 +9,8 @@ import { chromium } from 'playwright-core';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterEach, expect, it } from 'vitest';
-import { createEmulator } from '../../src/index.ts';
-import type { Emulator } from '../../src/index.ts';
-import { ADMIN_TOKEN, DEMO_KEY, START, newAccount, socialNote, startEmulator } from '../support/harness.ts';
+import type { Emulator, EmulatorOptions } from '../../src/index.ts';
+import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import { failFirst, startReceiver } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
 
@@ -36,8 +35,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function testEmulator() {
-  const t = await startEmulator();
+async function testEmulator(options: EmulatorOptions = {}) {
+  const t = await startEmulator(options);
   cleanups.push(() => t.close());
   return t;
 }
@@ -158,15 +157,7 @@ interface World {
 async function openWorld(answer?: Answer, options: { recordContent?: boolean } = {}): Promise<World> {
   const receiver = await startReceiver(answer);
   cleanups.push(() => receiver.close());
-  const emulator = await createEmulator({
-    clock: 'manual',
-    startTime: START,
-    adminToken: ADMIN_TOKEN,
-    allowInsecureWebhooks: true,
-    log: () => undefined,
-    ...options,
-  });
-  cleanups.push(() => emulator.close());
+  const { emulator } = await testEmulator({ allowInsecureWebhooks: true, ...options });
   const base = await emulator.listen(0);
   const post: World['post'] = async (path, body, headers = {}, token = path.startsWith('/v1') ? DEMO_KEY : ADMIN_TOKEN) => {
     const res = await fetch(`${base}${path}`, {
@@ -215,7 +206,7 @@ async function openWorld(answer?: Answer, options: { recordContent?: boolean } =
     post,
     admin,
     submit: async (note, scenario = 'instant') =>
-      String((await post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note, agree: true } }, { 'X-Emulator-Scenario': scenario }))['id']),
+      String((await post('/v1/tasks', socialNote({ note }), { 'X-Emulator-Scenario': scenario }))['id']),
     advance: (seconds) => post('/_emulator/clock/advance', { seconds }),
   };
 }
