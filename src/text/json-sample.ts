@@ -17,7 +17,7 @@ export function sampleJson(schema: Schema | undefined, random: Random, depth = 0
   const type = Array.isArray(schema['type']) ? (schema['type'] as string[]).find((t) => t !== 'null') : schema['type'];
   switch (type) {
     case 'string':
-      return WORDS[random.int(WORDS.length)] ?? 'value';
+      return VOCABULARY.nouns[random.int(VOCABULARY.nouns.length)] ?? 'value';
     case 'integer':
       return Math.max(Number(schema['minimum'] ?? 0), Math.min(Number(schema['maximum'] ?? 100), random.int(100)));
     case 'number':
@@ -64,5 +64,3 @@ export const VOCABULARY = {
   oneWord: [['indeed'], ['right'], ['agreed'], ['exactly'], ['sure']],
   twoWords: [['that', 'helps'], ['it', 'works'], ['fair', 'enough'], ['good', 'point'], ['keep', 'going'], ['that', 'matters']],
 } as const;
-
-export const WORDS = VOCABULARY.nouns;
