@@ -35,6 +35,14 @@ export function deviationsOf(contract: ResponseContract, exchange: Exchange, com
   }));
 }
 
+/**
+ * The proxy's checks of the exchanges it passes on, in the order they end. A checker keeps what it has seen, for
+ * the rules across exchanges.
+ */
+export function createChecker(contract: ResponseContract, upstream: string): (exchange: Exchange, complete: boolean) => Deviation[] {
+  return (exchange, complete) => deviationsOf(contract, exchange, complete, upstream);
+}
+
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'nothing');
 
 /** The one stderr line of a deviation. */

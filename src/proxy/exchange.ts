@@ -49,14 +49,29 @@ function decoded(bytes: Buffer, encoding: string | null): Buffer | null {
   }
 }
 
-/**
- * One proxied request and its answer in the conformance suite's form, so its checks and curl lines apply as they
- * are. `complete` is false when the body was over the cap or in an encoding the checks cannot read.
- */
+/** An exchange the proxy has passed on, as its checks and its recorder see it once it has ended. */
+export interface EndedExchange {
+  /** In the conformance suite's form, so its checks and curl lines apply as they are. */
+  exchange: Exchange;
+  /** False when the answer's body was over the cap or in an encoding the checks cannot read. */
+  complete: boolean;
+  /** The upstream's base address the request went to. */
+  upstream: string;
+  /** Machine time (ms): the request's arrival, the answer's headers, the answer's last byte. */
+  startedMs: number;
+  firstByteMs: number;
+  endMs: number;
+  request: { rawHeaders: string[]; body: Buffer | null };
+  /** The body as sent, and `decoded`: with any content-encoding undone (null when over the cap or unreadable). */
+  response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null };
+}
+
+/** One proxied request and its answer, with the times the recorder needs. */
 export function exchangeOf(
-  request: { method: string; path: string; headers: IncomingHttpHeaders; body: Captured },
-  answer: { status: number; rawHeaders: string[]; body: Captured },
-): { exchange: Exchange; complete: boolean } {
+  request: { method: string; path: string; headers: IncomingHttpHeaders; rawHeaders: string[]; body: Captured },
+  answer: { status: number; statusMessage: string; rawHeaders: string[]; body: Captured },
+  times: { upstream: string; startedMs: number; firstByteMs: number; endMs: number },
+): EndedExchange {
   const headers = new Headers();
   for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i] ?? '', answer.rawHeaders[i + 1] ?? '');
   const bytes = answer.body.truncated ? null : decoded(Buffer.concat(answer.body.chunks), headers.get('content-encoding'));
@@ -69,5 +84,8 @@ export function exchangeOf(
   return {
     exchange: toExchange({ method: request.method, path: request.path, requestHeaders, requestBody }, { status: answer.status, headers, text: bytes?.toString('utf8') ?? '' }),
     complete: bytes !== null,
+    ...times,
+    request: { rawHeaders: request.rawHeaders, body: request.body.truncated ? null : Buffer.concat(request.body.chunks) },
+    response: { statusMessage: answer.statusMessage, rawHeaders: answer.rawHeaders, decoded: bytes },
   };
 }

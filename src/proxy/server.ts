@@ -4,10 +4,11 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { loadResponseContract } from '../conformance/spec.ts';
-import type { ResponseContract } from '../conformance/spec.ts';
-import { deviationLine, deviationsOf } from './checks.ts';
+import { machineNow } from '../clock/index.ts';
+import { createChecker, deviationLine } from './checks.ts';
 import type { Deviation } from './checks.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
+import type { EndedExchange } from './exchange.ts';
 
 export interface ProxyOptions {
   /** The service to forward to: scheme, host and port (a path prefix is kept). */
@@ -16,6 +17,13 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** Bytes of each body kept for checking (default 1 MB); a longer answer is checked on status and headers only. */
   captureLimit?: number;
+  /**
+   * Called once for each exchange after it has ended and been checked, off the client's path (the recorder).
+   * What it throws is logged, never sent to a client.
+   */
+  onExchange?: (ended: EndedExchange) => void;
+  /** The machine's time in ms (default Date.now): exchanges are stamped and timed with real time. */
+  now?: () => number;
 }
 
 export interface Proxy {
@@ -75,15 +83,19 @@ export function createProxy(options: ProxyOptions): Proxy {
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   const found: Deviation[] = [];
   const pending = new Set<Promise<void>>();
-  let contract: ResponseContract | null = null;
+  const now = options.now ?? machineNow;
+  let checker: ((exchange: EndedExchange['exchange'], complete: boolean) => Deviation[]) | null = null;
 
-  const check = (run: () => Deviation[]): void => {
+  const check = (ended: () => EndedExchange): void => {
     // After the current I/O callback: the client's answer is already on its way.
     const job = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      for (const deviation of run()) {
+      const exchange = ended();
+      checker ??= createChecker(loadResponseContract(), upstreamBase);
+      for (const deviation of checker(exchange.exchange, exchange.complete)) {
         found.push(deviation);
         log(deviationLine(deviation));
       }
+      options.onExchange?.(exchange);
     }).catch((err: unknown) => log(`proxy: could not check an exchange: ${(err as Error).message}`)).finally(() => pending.delete(job));
     pending.add(job);
   };
@@ -91,6 +103,8 @@ export function createProxy(options: ProxyOptions): Proxy {
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
+    const startedMs = now();
+    let firstByteMs = startedMs;
     const sent = capture();
     const received = capture();
     const headers = forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host']));
@@ -98,15 +112,19 @@ export function createProxy(options: ProxyOptions): Proxy {
     const out = send(`${upstreamBase}${path}`, { method, headers: headerObject(headers) });
     out.on('response', (answer) => {
       const status = answer.statusCode ?? 502;
+      firstByteMs = now();
       answer.on('data', (chunk: Buffer) => keep(received, chunk, cap));
       // Registered before the pipe's own end handler, so the check is queued before the client sees the end.
-      answer.on('end', () =>
-        check(() => {
-          contract ??= loadResponseContract();
-          const { exchange, complete } = exchangeOf({ method, path, headers: req.headers, body: sent }, { status, rawHeaders: answer.rawHeaders, body: received });
-          return deviationsOf(contract, exchange, complete, upstreamBase);
-        }),
-      );
+      answer.on('end', () => {
+        const endMs = now();
+        check(() =>
+          exchangeOf(
+            { method, path, headers: req.headers, rawHeaders: req.rawHeaders, body: sent },
+            { status, statusMessage: answer.statusMessage ?? '', rawHeaders: answer.rawHeaders, body: received },
+            { upstream: upstreamBase, startedMs, firstByteMs, endMs },
+          ),
+        );
+      });
       res.writeHead(status, answer.statusMessage, headerObject(forwardable(answer.rawHeaders, HOP_BY_HOP)));
       // Streams: the headers go now, each chunk as it comes (pipe writes through; nothing here buffers).
       res.flushHeaders();

@@ -7,3 +7,4 @@ export type { SseEvent } from './sse.ts';
 export { generate } from './generate.ts';
 export type { TextRequest, Generated } from './generate.ts';
 export { refundInterruptedTextCalls } from './recover.ts';
+export { textFingerprint, textFormatOf } from './fingerprint.ts';
