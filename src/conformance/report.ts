@@ -1,8 +1,15 @@
 import type { SuiteReport } from './suite.ts';
 import type { CheckResult } from './types.ts';
 
-const xml = (text: string): string =>
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
+/**
+ * Text made safe for an XML attribute or element. What XML 1.0 cannot hold at all (most control characters, lone
+ * surrogates), which an answer's body may carry into a message, becomes U+FFFD, so the report still parses.
+ */
+export const escapeXml = (text: string): string =>
+  text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -28,11 +35,11 @@ export function junitXml(report: SuiteReport): string {
     const cases = results.map((r) => {
       const inner =
         r.status === 'failed'
-          ? `<failure message="${xml(r.failure?.message ?? '')}">${xml(failureText(r))}</failure>`
+          ? `<failure message="${escapeXml(r.failure?.message ?? '')}">${escapeXml(failureText(r))}</failure>`
           : r.status === 'skipped'
-            ? `<skipped message="${xml(r.reason ?? '')}"/>`
+            ? `<skipped message="${escapeXml(r.reason ?? '')}"/>`
             : '';
-      return `    <testcase classname="conformance.${group}" name="${xml(r.id)}" time="${(r.durationMs / 1000).toFixed(3)}">${inner}</testcase>`;
+      return `    <testcase classname="conformance.${group}" name="${escapeXml(r.id)}" time="${(r.durationMs / 1000).toFixed(3)}">${inner}</testcase>`;
     });
     const failures = results.filter((r) => r.status === 'failed').length;
     const skipped = results.filter((r) => r.status === 'skipped').length;

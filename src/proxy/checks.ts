@@ -1,8 +1,13 @@
-import { formatDeviations, genericDeviations } from '../conformance/answers.ts';
+import { ANSWER_CHECKS, formatDeviations, genericDeviations } from '../conformance/answers.ts';
 import type { AnswerDeviation } from '../conformance/answers.ts';
 import { curlOf } from '../conformance/client.ts';
 import type { Exchange } from '../conformance/client.ts';
 import type { ResponseContract } from '../conformance/spec.ts';
+import { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/stream-order.ts';
+import { createTaskRules, TASK_CHECKS } from './task-rules.ts';
+import type { ExchangeTimes, TaskMemory } from './task-rules.ts';
+
+export type { ExchangeTimes } from './task-rules.ts';
 
 /** One answer of the upstream that departs from the contract, as the proxy lists and logs it. */
 export interface Deviation {
@@ -15,14 +20,47 @@ export interface Deviation {
   curl: string;
 }
 
+/** Every check the proxy runs, in the order it runs them: a report has a case for each, failing or not. */
+export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...TASK_CHECKS];
+
 /**
  * The conformance suite's checks of any answer, all of them rather than the first (the proxy reports, it does not
- * stop), plus the value formats. An answer whose body could not be read is checked on status and headers only.
+ * stop), plus the value formats, and the event order of a text stream. An answer whose body could not be read is
+ * checked on status and headers only.
  */
+export function answerDeviations(contract: ResponseContract, exchange: Exchange, complete: boolean): AnswerDeviation[] {
+  const found = genericDeviations(contract, exchange);
+  if (!complete) return found.filter((d) => d.check !== 'wire.schema.response');
+  const format = streamFormatOf(exchange.path);
+  const streamed = format !== null && exchange.status >= 200 && exchange.status < 300 && (exchange.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const order = streamed ? streamOrderProblems(format, exchange.events, streamRequestOf(format, exchange.requestBody)) : [];
+  return [...found, ...formatDeviations(exchange), ...order];
+}
+
+/** The deviations of one answer alone, as the proxy reports them. */
 export function deviationsOf(contract: ResponseContract, exchange: Exchange, complete: boolean, upstream: string): Deviation[] {
-  let found: AnswerDeviation[] = genericDeviations(contract, exchange);
-  if (complete) found = [...found, ...formatDeviations(exchange)];
-  else found = found.filter((d) => d.check !== 'wire.schema.response');
+  return reported(answerDeviations(contract, exchange, complete), exchange, upstream);
+}
+
+/**
+ * The proxy's checks of the exchanges it passes on, in the order they end: each answer alone, then the task rules
+ * across answers, which keep what they have seen. `times` (the proxy's) tell exchanges that overlapped apart;
+ * without them each exchange is taken as after every earlier one.
+ */
+export function createChecker(
+  contract: ResponseContract,
+  upstream: string,
+  memory?: TaskMemory,
+): (exchange: Exchange, complete: boolean, times?: ExchangeTimes) => Deviation[] {
+  const taskRules = createTaskRules(memory);
+  return (exchange, complete, times) => {
+    const across = complete ? taskRules(exchange, times) : [];
+    return reported([...answerDeviations(contract, exchange, complete), ...across], exchange, upstream);
+  };
+}
+
+function reported(found: AnswerDeviation[], exchange: Exchange, upstream: string): Deviation[] {
+  if (found.length === 0) return [];
   const curl = curlOf(upstream, exchange);
   return found.map((d) => ({
     check: d.check,
@@ -33,14 +71,6 @@ export function deviationsOf(contract: ResponseContract, exchange: Exchange, com
     message: d.actual === undefined ? d.message : `${d.message} (expected ${show(d.expected)}, got ${show(d.actual)})`,
     curl,
   }));
-}
-
-/**
- * The proxy's checks of the exchanges it passes on, in the order they end. A checker keeps what it has seen, for
- * the rules across exchanges.
- */
-export function createChecker(contract: ResponseContract, upstream: string): (exchange: Exchange, complete: boolean) => Deviation[] {
-  return (exchange, complete) => deviationsOf(contract, exchange, complete, upstream);
 }
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'nothing');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { loadResponseContract } from '../conformance/spec.ts';
 import { machineNow } from '../clock/index.ts';
 import { createChecker, deviationLine } from './checks.ts';
-import type { Deviation } from './checks.ts';
+import type { Deviation, ExchangeTimes } from './checks.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
 import type { EndedExchange } from './exchange.ts';
 
@@ -33,6 +33,8 @@ export interface Proxy {
   close(): Promise<void>;
   /** Every deviation found so far, oldest first. */
   deviations(): Deviation[];
+  /** How many exchanges have been checked so far (a report says how much its verdict rests on). */
+  exchanges(): number;
   /** Resolves once the checks of every exchange that has ended are done. */
   settled(): Promise<void>;
 }
@@ -84,17 +86,19 @@ export function createProxy(options: ProxyOptions): Proxy {
   const found: Deviation[] = [];
   const pending = new Set<Promise<void>>();
   const now = options.now ?? machineNow;
-  let checker: ((exchange: EndedExchange['exchange'], complete: boolean) => Deviation[]) | null = null;
+  let checker: ((exchange: EndedExchange['exchange'], complete: boolean, times: ExchangeTimes) => Deviation[]) | null = null;
+  let checked = 0;
 
   const check = (ended: () => EndedExchange): void => {
     // After the current I/O callback: the client's answer is already on its way.
     const job = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       const exchange = ended();
       checker ??= createChecker(loadResponseContract(), upstreamBase);
-      for (const deviation of checker(exchange.exchange, exchange.complete)) {
+      for (const deviation of checker(exchange.exchange, exchange.complete, exchange)) {
         found.push(deviation);
         log(deviationLine(deviation));
       }
+      checked += 1;
       options.onExchange?.(exchange);
     }).catch((err: unknown) => log(`proxy: could not check an exchange: ${(err as Error).message}`)).finally(() => pending.delete(job));
     pending.add(job);
@@ -181,6 +185,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       await Promise.all([...pending]);
     },
     deviations: () => [...found],
+    exchanges: () => checked,
     settled: async () => {
       await Promise.all([...pending]);
     },

@@ -18,6 +18,9 @@ import { runCommand, spawnCommand } from '../support/command.ts';
 
 const ADMIN = 'proxy-admin';
 const REQUEST_ID = 'req_aaaaaaaaaaaaaaaaaaaaaaaa';
+/** The held stream: a chat stream in the documented order, its first chunk sent before the upstream holds the rest. */
+const HELD_FIRST = 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n';
+const HELD_REST = 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 const NOTES = { model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/proxy', agree: true } };
 
 let emulator: Emulator;
@@ -139,8 +142,8 @@ function deviatingUpstream(): { server: Server; url: Promise<string>; release: (
     if (route === 'GET /v1/tasks/T000000000000MISSIN') return json(res, 404, { message: 'not here' });
     if (route === 'POST /v1/chat/completions') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'X-Request-Id': REQUEST_ID });
-      res.write('data: {"first":true}\n\n');
-      void held.then(() => res.end('data: [DONE]\n\n'));
+      res.write(HELD_FIRST);
+      void held.then(() => res.end(HELD_REST));
       return;
     }
     json(res, 500, { error: { code: 'internal', message: `no route ${route}`, request_id: REQUEST_ID } });
@@ -160,11 +163,11 @@ it('in front of a deviating server: lists and logs each deviation with its check
   expect(streaming.status).toBe(200);
   const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
   const first = await reader.read();
-  expect(new TextDecoder().decode(first.value)).toBe('data: {"first":true}\n\n');
+  expect(new TextDecoder().decode(first.value)).toBe(HELD_FIRST);
   upstream.release();
   let rest = '';
   for (let part = await reader.read(); !part.done; part = await reader.read()) rest += new TextDecoder().decode(part.value);
-  expect(rest).toBe('data: [DONE]\n\n');
+  expect(rest).toBe(HELD_REST);
 
   const float = await api(url, 'GET', '/v1/tasks/T000000000000FLOAT1');
   expect(((await float.json()) as { points: { frozen: unknown } }).points.frozen).toBe(33);
@@ -189,7 +192,7 @@ it('in front of a deviating server: lists and logs each deviation with its check
     'wire.schema.response GET /v1/tasks/T000000000000MISSIN',
     'wire.error-shape.body GET /v1/tasks/T000000000000MISSIN',
   ]);
-  // The held stream matched the document (an SSE answer of chat completions): no deviation of its own.
+  // The held stream matched the document and kept the chat order: no deviation of its own.
   expect(data.filter((d) => d.path === '/v1/chat/completions')).toEqual([]);
 
   const byCheck = (check: string): Deviation | undefined => data.find((d) => d.check === check);
