@@ -18,7 +18,8 @@ export interface HarRequest {
   cookies: [];
   headers: HarNameValue[];
   queryString: HarNameValue[];
-  postData?: { mimeType: string; text: string };
+  /** `comment` says why `text` is empty when the body was left out (over the cap, not UTF-8). */
+  postData?: { mimeType: string; text: string; comment?: string };
   headersSize: -1;
   bodySize: number;
 }
@@ -30,7 +31,7 @@ export interface HarResponse {
   cookies: [];
   headers: HarNameValue[];
   /** `text` is the body as the client's SDK reads it (content-encoding undone); a stream is its whole SSE text. */
-  content: { size: number; mimeType: string; text?: string; comment?: string };
+  content: { size: number; mimeType: string; text?: string; comment?: string; encoding?: 'base64' };
   redirectURL: '';
   headersSize: -1;
   bodySize: number;
@@ -83,6 +84,8 @@ export interface Har {
     pages: HarPage[];
     entries: HarEntry[];
     comment?: string;
+    /** How the recording was made: the upstream it was recorded from, and whether prompts and outputs were kept. */
+    _svcEmulator?: { upstream: string; keepContent: boolean };
   };
 }
 

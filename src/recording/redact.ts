@@ -1,0 +1,277 @@
+import type { HarNameValue } from './har.ts';
+
+/**
+ * What a recording leaves out, as pure functions over text, headers and parsed bodies. Two kinds:
+ * - secrets, always: credential headers whole, and anywhere in URLs, headers and bodies the strings that look like a
+ *   secret (API keys, signing secrets, callback secrets, bearer tokens, secret-named query parameters);
+ * - content, unless kept: prompts and outputs of text calls, free text of task inputs, task output text. Content is
+ *   replaced in place, each non-space character by `x`, so the JSON structure, lengths, word counts and the
+ *   events of a stream stay as they were.
+ * @see reference "Authentication", "Events" (callback signing), "Text endpoints", the task models' input tables
+ */
+
+/** What an entry's `_svcEmulator.redacted` lists: `content`, `secret`, or `header:<lower-case name>`. */
+export type Redaction = string;
+
+/** The marker that stands for a credential header's whole value. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Headers whose value is a credential or part of a signature, replaced whole: the API key (Authorization,
+ * x-api-key), cookies, the request-signing trio, the Standard Webhooks trio of a callback (and its `svix-` form).
+ */
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'set-cookie',
+  'x-svc-timestamp',
+  'x-svc-nonce',
+  'x-svc-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'svix-id',
+  'svix-timestamp',
+  'svix-signature',
+]);
+/** Any other header named like a credential (`X-Admin-Token`, `X-Auth-Token`, `X-Webhook-Secret`, ...). */
+const SECRET_HEADER_NAME = /(^|-)(token|secret|signature|password|passwd|api-?key|auth|credentials?|session)(-|$)/i;
+
+/** Secret-looking strings and what replaces each (a marker that says what was there). */
+const SECRET_PATTERNS: [RegExp, string][] = [
+  // The scheme is case-insensitive on the wire, but "bearer" in prose is common: only the written-out scheme.
+  [/\bBearer[ \t]+[A-Za-z0-9._~+/-]+=*/g, '[redacted bearer token]'],
+  // Callback signing secrets (Standard Webhooks: whsec_ and Base64).
+  [/\bwhsec_[A-Za-z0-9+/=_-]+/g, 'whsec_[redacted]'],
+  // Request-signing secrets of a key (src/keys/manage.ts: svs_ and 40 letters or digits).
+  [/\bsvs_[A-Za-z0-9_-]+/g, 'svs_[redacted]'],
+  // API keys: `sk-` and a secret string (src/random/ids.ts: 40 letters or digits; a seeded key may have dashes).
+  [/(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
+  // A secret in a query (a callback address with ?token=...).
+  [/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|signature|sig|password)=)[^&#\s"'\\<>]+/gi, `$1${REDACTED}`],
+];
+
+/** The text with every secret-looking string replaced; `changed` when there was one. */
+export function redactSecrets(text: string): { text: string; changed: boolean } {
+  let out = text;
+  for (const [pattern, marker] of SECRET_PATTERNS) out = out.replace(pattern, marker);
+  return { text: out, changed: out !== text };
+}
+
+export const isSecretHeader = (name: string): boolean => SECRET_HEADERS.has(name.toLowerCase()) || SECRET_HEADER_NAME.test(name);
+
+/** Credential headers' values replaced whole; secret-looking strings in the others replaced. */
+export function redactHeaders(headers: HarNameValue[]): { headers: HarNameValue[]; redacted: Redaction[] } {
+  const redacted = new Set<Redaction>();
+  const out = headers.map(({ name, value }) => {
+    if (isSecretHeader(name)) {
+      redacted.add(`header:${name.toLowerCase()}`);
+      return { name, value: REDACTED };
+    }
+    const scanned = redactSecrets(value);
+    if (scanned.changed) redacted.add('secret');
+    return { name, value: scanned.text };
+  });
+  return { headers: out, redacted: [...redacted] };
+}
+
+/** Each non-space character replaced by `x`: length (in characters), spacing and word count stay. */
+export const xOut = (text: string): string => text.replace(/\S/gu, 'x');
+
+/** Every string in a value x-ed out, keys and other values kept. */
+function xOutDeep(value: unknown): unknown {
+  if (typeof value === 'string') return xOut(value);
+  if (Array.isArray(value)) return value.map(xOutDeep);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xOutDeep(v)]));
+  return value;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A `data:` address's payload x-ed out, its media type kept (an inline image of a prompt). */
+const xOutDataUrl = (url: string): string => url.replace(/^(data:[^,]*,)(.*)$/s, (_, head: string, payload: string) => head + xOut(payload));
+
+/**
+ * Keys whose string value is prompt or output text in any of the three text formats, request, answer or stream
+ * event: chat messages' `content` (and content parts' `text`), `tool_calls[].function.arguments`, `refusal`,
+ * chunks' `delta.content`; responses' `input` (a string), `instructions`, `output_text`, content parts' `text`,
+ * `delta` and `text` of the output_text events, function call `arguments`; messages' `system`, blocks' `text`,
+ * `thinking`, `partial_json`, tool results' `content`; logprobs' `token`. An object or array under one of these is
+ * walked on, so `type`, `role`, ids, stop reasons and usage stay.
+ */
+const TEXT_KEYS = new Set(['content', 'text', 'delta', 'arguments', 'partial_json', 'instructions', 'input', 'output', 'output_text', 'system', 'thinking', 'refusal', 'token', 'file_data']);
+
+/** A text call's body (request or answer) or a stream event's data, with prompts and outputs x-ed out. */
+export function redactTextJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactTextJson);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string') {
+      if (TEXT_KEYS.has(key)) out[key] = xOut(v);
+      else if (v.startsWith('data:')) out[key] = xOutDataUrl(v);
+      // An inline image or document of a messages block: { type: 'base64', media_type, data }.
+      else if (key === 'data' && value['type'] === 'base64') out[key] = xOut(v);
+      else out[key] = v;
+    } else if (key === 'input' && (value['type'] === 'tool_use' || value['type'] === 'server_tool_use')) {
+      // A tool call's arguments as an object: every string in it is generated text.
+      out[key] = xOutDeep(v);
+    } else if (key === 'bytes' && Array.isArray(v)) {
+      // logprobs' UTF-8 bytes of a token spell the output too: each byte becomes an `x`.
+      out[key] = v.map((b) => (typeof b === 'number' ? 0x78 : b));
+    } else {
+      out[key] = redactTextJson(v);
+    }
+  }
+  return out;
+}
+
+/**
+ * The free-text fields of each task model's input (openapi/service.yaml `*Input` schemas): what a user writes.
+ * Enums, numbers, booleans, file addresses, portraits and paging markers shape the task and stay.
+ */
+const FREE_TEXT: Record<string, readonly string[]> = {
+  'social-notes-data': ['note', 'user', 'keyword'],
+  'video-gen-2.0-fast': ['prompt'],
+  'avatar-photo': ['content', 'prompt'],
+};
+/** For a model the table does not know, every string is taken for free text but these options. */
+const SHAPE_KEYS = new Set(['mode', 'ratio', 'resolution', 'duration', 'quality', 'drive', 'sort', 'note_type', 'page', 'cursor', 'seed', 'sound', 'agree', 'format', 'size', 'voice', 'language']);
+
+/** A task's `input` (or `params`) with its model's free text x-ed out. */
+export function redactTaskInput(model: unknown, input: unknown): unknown {
+  if (!isObject(input)) return input;
+  const known = typeof model === 'string' ? FREE_TEXT[model] : undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(input)) {
+    const free = known ? known.includes(key) : !SHAPE_KEYS.has(key);
+    out[key] = free ? xOutDeep(v) : v;
+  }
+  return out;
+}
+
+/** A task submission: `input`/`params` per its model; `webhook_url` and `metadata` are not content. */
+export function redactTaskSubmit(body: unknown): unknown {
+  if (!isObject(body)) return body;
+  const out = { ...body };
+  for (const key of ['input', 'params']) if (key in out) out[key] = redactTaskInput(body['model'], out[key]);
+  return out;
+}
+
+/** A task object, or a list of them: input free text and `output.text`; files, points and errors stay. */
+export function redactTaskView(body: unknown): unknown {
+  if (!isObject(body)) return body;
+  if (body['object'] === 'list' && Array.isArray(body['data'])) return { ...body, data: body['data'].map(redactTaskView) };
+  if (body['object'] !== 'task') return body;
+  const out: Record<string, unknown> = { ...body, input: redactTaskInput(body['model'], body['input']) };
+  const output = body['output'];
+  if (isObject(output) && typeof output['text'] === 'string') out['output'] = { ...output, text: xOut(output['text']) };
+  return out;
+}
+
+/** A file upload in JSON: the Base64 `content` is the file. */
+function redactUpload(body: unknown): unknown {
+  return isObject(body) && typeof body['content'] === 'string' ? { ...body, content: xOut(body['content']) } : body;
+}
+
+/**
+ * An event stream with each event's data replaced by `redact` of its JSON, re-encoded with the same event
+ * boundaries: other lines (`event:`, `id:`, comments) and line ends as they were, an event's data on one line.
+ * Data that is not JSON (`[DONE]`) stays.
+ */
+export function redactSse(text: string, redact: (data: unknown) => unknown): string {
+  const parts = text.split(/(\r\n|\r|\n)/);
+  const out: string[] = [];
+  let block: { line: string; end: string }[] = [];
+  const flush = (): void => {
+    const data = block.filter((l) => l.line.startsWith('data:'));
+    let replaced: string | null = null;
+    if (data.length > 0) {
+      try {
+        const parsed: unknown = JSON.parse(data.map((l) => l.line.slice(5).replace(/^ /, '')).join('\n'));
+        const before = JSON.stringify(parsed);
+        const after = JSON.stringify(redact(parsed));
+        if (after !== before) replaced = after;
+      } catch {
+        replaced = null;
+      }
+    }
+    let written = false;
+    for (const l of block) {
+      if (replaced === null || !l.line.startsWith('data:')) out.push(l.line, l.end);
+      else if (!written) {
+        out.push(`${l.line.startsWith('data: ') ? 'data: ' : 'data:'}${replaced}`, l.end);
+        written = true;
+      }
+    }
+    block = [];
+  };
+  for (let i = 0; i < parts.length; i += 2) {
+    const line = parts[i] ?? '';
+    block.push({ line, end: parts[i + 1] ?? '' });
+    if (line === '') flush();
+  }
+  flush();
+  return out.join('');
+}
+
+/** Which content rules a route's bodies fall under. */
+export type ContentRoute = 'text' | 'tasks' | 'files';
+
+const TEXT_PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages']);
+
+export function contentRoute(method: string, path: string): ContentRoute | null {
+  const bare = path.split('?')[0] ?? '';
+  if (method === 'POST' && TEXT_PATHS.has(bare)) return 'text';
+  if (bare === '/v1/tasks' || bare.startsWith('/v1/tasks/')) return 'tasks';
+  if (method === 'POST' && bare === '/v1/files') return 'files';
+  return null;
+}
+
+export interface BodyToRedact {
+  route: ContentRoute | null;
+  side: 'request' | 'response';
+  text: string;
+  /** The body's Content-Type. */
+  mimeType: string;
+  keepContent: boolean;
+}
+
+/**
+ * A body as a recording keeps it: content x-ed out per its route (unless kept), then secrets replaced. A body
+ * left unchanged keeps its exact text; a changed JSON body is written compactly.
+ */
+export function redactBody(body: BodyToRedact): { text: string; redacted: Redaction[] } {
+  const redacted: Redaction[] = [];
+  let text = body.text;
+  if (!body.keepContent && body.route !== null && text !== '') {
+    const redact =
+      body.route === 'text' ? redactTextJson : body.route === 'files' ? (body.side === 'request' ? redactUpload : (v: unknown) => v) : body.side === 'request' ? redactTaskSubmit : redactTaskView;
+    let next: string;
+    if (/text\/event-stream/i.test(body.mimeType)) next = redactSse(text, redact);
+    else {
+      let parsed: unknown;
+      let isJson = true;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        isJson = false;
+      }
+      if (isJson) {
+        const after = JSON.stringify(redact(parsed));
+        next = after === JSON.stringify(parsed) ? text : after;
+      } else {
+        // A request body no format can read (malformed JSON, a multipart upload) may still be all prompt.
+        next = body.side === 'request' ? xOut(text) : text;
+      }
+    }
+    if (next !== text) redacted.push('content');
+    text = next;
+  }
+  const scanned = redactSecrets(text);
+  if (scanned.changed) redacted.push('secret');
+  return { text: scanned.text, redacted };
+}
