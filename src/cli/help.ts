@@ -57,6 +57,12 @@ stderr with its check id and listed at GET /_emulator/proxy/deviations on the pr
   --port P           port to listen on (default 4011; 0 picks a free one)
   --host H           address to listen on (default 127.0.0.1)
   --json FILE        on exit (Ctrl-C or SIGTERM), write the deviations to FILE as JSON
+  --junit FILE       on exit, write the checks as JUnit XML (one testcase per check id)
+  --record DIR       record every exchange into DIR as HAR 1.2 (keys, signatures and secrets redacted)
+  --keep-content     with --record: keep prompts and outputs (redacted by default, shape kept)
+
+A recording becomes scenarios and text fixtures with svc-emulator import-recording DIR, and is replayed against
+an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.
 `;
 
 export const STORE_HELP = `svc-emulator store: look after a store file

@@ -7,6 +7,9 @@ export interface ProxyCommandOptions {
   port: number;
   host: string;
   json: string | null;
+  junit: string | null;
+  record: string | null;
+  keepContent: boolean;
 }
 
 export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
@@ -15,6 +18,9 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     port: { type: 'string' },
     host: { type: 'string' },
     json: { type: 'string' },
+    junit: { type: 'string' },
+    record: { type: 'string' },
+    'keep-content': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(PROXY_HELP);
@@ -30,24 +36,53 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
   }
   const port = values.port === undefined ? 4011 : values.port.trim() === '' ? NaN : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`svc-emulator proxy: --port ${values.port ?? ''}: must be 0-65535`);
-  return { upstream: values.upstream, port, host: values.host ?? '127.0.0.1', json: values.json ?? null };
+  if (values['keep-content'] && values.record === undefined) throw new UsageError('svc-emulator proxy: --keep-content goes with --record DIR');
+  return {
+    upstream: values.upstream,
+    port,
+    host: values.host ?? '127.0.0.1',
+    json: values.json ?? null,
+    junit: values.junit ?? null,
+    record: values.record ?? null,
+    keepContent: values['keep-content'] ?? false,
+  };
 }
 
-/** `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the report (with --json) and exits 0. */
+/** `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the reports and the recording and exits 0. */
 export async function proxy(options: ProxyCommandOptions): Promise<void> {
-  const { createProxy } = await import('../proxy/index.ts');
-  const server = createProxy({ upstream: options.upstream });
+  const { createProxy, proxyJunitXml } = await import('../proxy/index.ts');
+  const { createRecorder } = await import('../recording/index.ts');
+  const { machineNow } = await import('../clock/index.ts');
+  const startedMs = machineNow();
+  const recorder = options.record === null ? null : createRecorder({ dir: options.record, keepContent: options.keepContent, upstream: options.upstream });
+  const server = createProxy({ upstream: options.upstream, ...(recorder ? { onExchange: recorder.onExchange } : {}) });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
+  if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void server.close().then(() => {
+    void (async () => {
+      await server.close();
       const deviations = server.deviations();
-      if (options.json !== null) writeFileSync(options.json, `${JSON.stringify({ upstream: server.upstream, count: deviations.length, data: deviations }, null, 2)}\n`);
-      console.log(`proxy stopped: ${deviations.length} deviation${deviations.length === 1 ? '' : 's'}${options.json !== null ? ` (written to ${options.json})` : ''}`);
+      const written: string[] = [];
+      if (options.json !== null) {
+        writeFileSync(options.json, `${JSON.stringify({ upstream: server.upstream, exchanges: server.exchanges(), count: deviations.length, data: deviations }, null, 2)}\n`);
+        written.push(options.json);
+      }
+      if (options.junit !== null) {
+        writeFileSync(options.junit, proxyJunitXml({ upstream: server.upstream, exchanges: server.exchanges(), deviations, durationMs: machineNow() - startedMs }));
+        written.push(options.junit);
+      }
+      const files = recorder ? await recorder.close() : [];
+      const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+      console.log(`proxy stopped: ${plural(server.exchanges(), 'exchange')} checked, ${plural(deviations.length, 'deviation')}${written.length > 0 ? ` (written to ${written.join(', ')})` : ''}`);
+      if (recorder) console.log(files.length > 0 ? `recorded: ${files.join(', ')}` : 'recorded nothing (no exchange passed)');
       process.exit(0);
+    })().catch((err: unknown) => {
+      console.error(`proxy: ${(err as Error).message}`);
+      process.exit(1);
     });
   };
   process.on('SIGINT', stop);

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -209,11 +209,14 @@ it('in front of a deviating server: lists and logs each deviation with its check
   expect(lines).toEqual(data.map((d) => `deviation ${d.check} ${d.method} ${d.path} ${d.status} ${d.request_id ?? '-'}: ${d.message}`));
 }, 30_000);
 
-it('svc-emulator proxy: prints its address, lists deviations at its endpoint and writes them with --json on SIGTERM', async () => {
+it('svc-emulator proxy: prints its address, lists deviations at its endpoint, writes them with --json and --junit, and the recording, on SIGTERM', async () => {
   const upstream = deviatingUpstream();
   const upstreamUrl = await upstream.url;
-  const report = join(mkdtempSync(join(tmpdir(), 'proxy-')), 'deviations.json');
-  const child = spawnCommand(['proxy', '--upstream', upstreamUrl, '--port', '0', '--json', report]);
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-'));
+  const report = join(dir, 'deviations.json');
+  const junit = join(dir, 'proxy.xml');
+  const recording = join(dir, 'recorded');
+  const child = spawnCommand(['proxy', '--upstream', upstreamUrl, '--port', '0', '--json', report, '--junit', junit, '--record', recording]);
   running.push({ close: async () => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')) });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -241,8 +244,24 @@ it('svc-emulator proxy: prints its address, lists deviations at its endpoint and
   expect(await exited).toBe(0);
   expect(output).toContain('deviation wire.request-id.every-answer GET /v1/tasks?limit=1 200 -: X-Request-Id missing or malformed');
   const written = JSON.parse(readFileSync(report, 'utf8')) as { upstream: string; count: number; data: Deviation[] };
-  expect(written).toEqual({ upstream: upstreamUrl, count: 2, data });
-  expect(output).toContain('proxy stopped: 2 deviations');
+  expect(written).toEqual({ upstream: upstreamUrl, exchanges: 1, count: 2, data });
+  expect(output).toContain(`proxy stopped: 1 exchange checked, 2 deviations (written to ${report}, ${junit})`);
+  const xml = readFileSync(junit, 'utf8');
+  expect(xml).toMatch(/<testcase [^>]*name="wire\.request-id\.every-answer"[^>]*>\s*<failure/);
+  expect(xml).toMatch(/<testcase [^>]*name="wire\.status\.no-5xx"[^>]*\/>|<testcase [^>]*name="wire\.status\.no-5xx"[^>]*><\/testcase>/);
+  const files = readdirSync(recording).filter((name) => name.endsWith('.har'));
+  expect(files).toHaveLength(1);
+  expect(output).toContain(`recorded: ${join(recording, files[0] ?? '')}`);
+  const har = JSON.parse(readFileSync(join(recording, files[0] ?? ''), 'utf8')) as { log: { version: string; entries: { request: { url: string; headers: { name: string; value: string }[] } }[] } };
+  expect(har.log.version).toBe('1.2');
+  expect(har.log.entries.map((e) => e.request.url)).toEqual([`${upstreamUrl}/v1/tasks?limit=1`]);
+  expect(JSON.stringify(har)).not.toContain(key);
+}, 30_000);
+
+it('svc-emulator proxy: --keep-content without --record is a usage error', async () => {
+  const run = await runCommand(['proxy', '--upstream', 'http://127.0.0.1:9', '--keep-content'], 25_000);
+  expect(run.code).toBe(2);
+  expect(run.stderr.split('\n')[0]).toBe('svc-emulator proxy: --keep-content goes with --record DIR');
 }, 30_000);
 
 it('svc-emulator proxy without --upstream says so in one line and exits 2', async () => {
