@@ -3,7 +3,7 @@ import { ROUTING } from './routing.ts';
 import type { Request, Response } from 'express';
 import { ApiError, errorBody } from '../errors/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
-import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, textModelOf } from '../text/index.ts';
+import { chatFormat, deliveredTokens, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, streamUnits, textModelOf } from '../text/index.ts';
 import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
 import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
@@ -55,25 +55,25 @@ export function textRoutes(deps: AppDeps): Router {
 }
 
 /**
- * Settles the call on `outputTokens` (or refunds it all) and writes its record, in one transaction: tokens and
- * points, and with --record-content the prompt and the output actually sent.
+ * Settles the call on the output tokens of the `sent` stream units (or refunds it all) and writes its record, in
+ * one transaction: tokens and points, and with --record-content the prompt and the output actually sent.
  */
-function settle(deps: AppDeps, res: Response, call: TextCall, sent: number, charge: number | 'refund', clientClosed: boolean): void {
+function settle(deps: AppDeps, res: Response, call: TextCall, sent: number, charge: 'sent' | 'refund', clientClosed: boolean): void {
   if (deps.db.store.closed) return;
   deps.db.store.transaction(() => {
-    const points = charge === 'refund' ? call.refundAll() : call.settle(charge);
+    const points = charge === 'refund' ? call.refundAll() : call.settle(deliveredTokens(call.view.generated, sent));
     record(deps, res, call, sent, points, clientClosed);
   });
 }
 
-function record(deps: AppDeps, res: Response, call: TextCall, outputTokens: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
+function record(deps: AppDeps, res: Response, call: TextCall, sent: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
   const { generated } = call.view;
-  const output = generated.toolCall ? (outputTokens > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, outputTokens).join('');
+  const output = generated.toolCall ? (sent > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, sent).join('');
   amendCall(deps, res, {
     text: {
       stream: call.parsed.stream,
       input_tokens: generated.inputTokens,
-      output_tokens: outputTokens,
+      output_tokens: deliveredTokens(generated, sent),
       points,
       client_closed: clientClosed,
       ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output } } : {}),
@@ -90,7 +90,7 @@ async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
     settle(deps, res, call, 0, 'refund', false);
     throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
   }
-  settle(deps, res, call, call.view.generated.outputTokens, call.view.generated.outputTokens, false);
+  settle(deps, res, call, streamUnits(call.view.generated), 'sent', false);
   res.json(format.body(call.view));
 }
 
@@ -150,10 +150,10 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
   if (!closed) await flush();
   if (closed) {
     // The client went away: settled on the tokens already sent.
-    settle(deps, res, call, sent, sent, true);
+    settle(deps, res, call, sent, 'sent', true);
     return;
   }
-  settle(deps, res, call, sent, call.view.generated.outputTokens, false);
+  settle(deps, res, call, streamUnits(call.view.generated), 'sent', false);
   res.end();
 }
 

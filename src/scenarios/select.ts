@@ -12,6 +12,8 @@ export interface Submitted {
   metadata: Record<string, string>;
   /** The X-Emulator-Scenario header, if sent. */
   header: string | undefined;
+  /** A text call's `textFingerprint()` (null for a body it cannot read); a task submission has none. */
+  textFingerprint?: string | null;
 }
 
 /**
@@ -42,6 +44,7 @@ export function selectScenario(registry: ScenarioRegistry, submitted: Submitted)
 }
 
 function matches(match: ScenarioMatch, submitted: Submitted): boolean {
+  if (match.text_request !== undefined && match.text_request !== submitted.textFingerprint) return false;
   if (match.models && !match.models.includes(submitted.model)) return false;
   if (match.accounts && !match.accounts.includes(submitted.accountId)) return false;
   for (const [field, expected] of Object.entries(match.input ?? {})) {

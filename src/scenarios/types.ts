@@ -25,8 +25,15 @@ export interface TextBehaviour {
   error_after_chunks?: number;
   error_code: 'service_unavailable' | 'content_rejected' | 'invalid_params';
   max_output_tokens?: number;
+  /** The natural answer's length; with `chunks`, the output tokens the usage reports and the call is charged. */
   output_tokens?: number;
+  /** Input tokens the usage reports and the call is charged, instead of the counted ones. */
+  input_tokens?: number;
   text?: string;
+  /** A recorded answer: exactly these pieces, one content delta each, never cut by a stop sequence or the maximum. */
+  chunks?: string[];
+  /** How a recorded answer (`chunks`) ended; absent: `stop`. */
+  finish?: 'stop' | 'length';
 }
 
 export interface ScenarioMatch {
@@ -34,6 +41,8 @@ export interface ScenarioMatch {
   accounts?: string[];
   input?: Record<string, string | number | boolean | { contains: string }>;
   metadata?: Record<string, string>;
+  /** A text call's `textFingerprint()` (`sha256:` and 64 hex digits); a task submission never fits. */
+  text_request?: string;
 }
 
 /**

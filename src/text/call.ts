@@ -13,7 +13,9 @@ import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
 import type { StoredAccount } from '../accounts/index.ts';
 import type { Db } from '../db.ts';
 import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
+import { textFingerprint } from './fingerprint.ts';
 import { generate } from './generate.ts';
+import type { GenerationOverrides } from './generate.ts';
 
 export interface TextCallContext {
   /** The key's quota and the concurrency caps, checked after the points. */
@@ -57,6 +59,18 @@ const DEFAULT_BEHAVIOUR: TextBehaviour = {
   error_code: 'service_unavailable',
 };
 
+/** What a scenario's `text` block changes in the answer. */
+function overridesOf(behaviour: TextBehaviour): GenerationOverrides {
+  const { text, output_tokens: outputTokens, input_tokens: inputTokens, chunks, finish } = behaviour;
+  return {
+    ...(text !== undefined ? { text } : {}),
+    ...(outputTokens !== undefined ? { outputTokens } : {}),
+    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(chunks !== undefined ? { chunks } : {}),
+    ...(finish !== undefined ? { finish } : {}),
+  };
+}
+
 /**
  * Starts a text call: the model (404 model_unavailable unless it is a text model), the maximum output (the
  * request's, already within the model limit, or the model default), the scenario (content review), the output, and
@@ -69,15 +83,20 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   const model = textModelOf(ctx.textModels, parsed.request.model);
   // The document caps the requested maximum per model (the requests' allOf), so it is within the limit here.
   const maxTokens = parsed.requestedMax ?? model.default_max_tokens;
-  const scenario = selectScenario(ctx.scenarios, { model: model.id, accountId: account.id, input: {}, metadata: {}, header: scenarioHeader });
+  const scenario = selectScenario(ctx.scenarios, {
+    model: model.id,
+    accountId: account.id,
+    input: {},
+    metadata: {},
+    header: scenarioHeader,
+    textFingerprint: textFingerprint(format, body),
+  });
   const behaviour = { ...DEFAULT_BEHAVIOUR, ...scenario.text };
   if (behaviour.reject) throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
-  const generated = generate(
-    { ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) },
-    { ...(behaviour.text !== undefined ? { text: behaviour.text } : {}), ...(behaviour.output_tokens !== undefined ? { outputTokens: behaviour.output_tokens } : {}) },
-  );
+  const generated = generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overridesOf(behaviour));
   const nowMs = ctx.clock.now();
-  const frozen = tokenPoints(model, generated.inputTokens, maxTokens);
+  // A recorded answer is never cut: should it hold more tokens than the maximum, the freeze covers them.
+  const frozen = tokenPoints(model, generated.inputTokens, behaviour.chunks === undefined ? maxTokens : Math.max(maxTokens, generated.outputTokens));
   const callId = ctx.requestId;
   const admitted = admit(ctx.admission, frozen);
   move(ctx.db, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });

@@ -30,18 +30,53 @@ export interface Generated {
 export interface GenerationOverrides {
   /** Fixed output text instead of the generated one. */
   text?: string;
-  /** Length of the natural answer in tokens. */
+  /** Length of the natural answer in tokens; with `chunks`, the output tokens of the recorded answer. */
   outputTokens?: number;
+  /** Input tokens instead of the counted ones. */
+  inputTokens?: number;
+  /** A recorded answer: exactly these pieces, never cut, ended as `finish` says (default `stop`). */
+  chunks?: string[];
+  finish?: 'stop' | 'length';
 }
 
 /**
  * Deterministic output for a request: the same request and seed always give the same text. The answer's natural
  * length comes from the request; it is cut at a stop sequence (`stop_sequence`) or at the maximum (`length`).
+ * A recorded answer (`chunks`) is given as it was recorded.
  */
 export function generate(request: TextRequest, overrides: GenerationOverrides = {}): Generated {
+  if (overrides.chunks !== undefined) return replay(request, overrides.chunks, overrides);
   const result = draft(request, overrides);
   const outputTokens = result.toolCall ? Math.ceil(result.toolCall.arguments.length / 4) : result.pieces.length;
-  return { ...result, outputTokens };
+  return overrides.inputTokens === undefined ? { ...result, outputTokens } : { ...result, outputTokens, inputTokens: overrides.inputTokens };
+}
+
+/**
+ * A recorded answer: its pieces are its recorded chunks (one content delta each, whatever tokens they hold), its
+ * usage the recorded one where given, else one output token a chunk and the input counted.
+ */
+function replay(request: TextRequest, chunks: string[], overrides: GenerationOverrides): Generated {
+  return {
+    pieces: [...chunks],
+    finish: overrides.finish ?? 'stop',
+    stopSequence: null,
+    toolCall: null,
+    inputTokens: overrides.inputTokens ?? countInputTokens(request.prompt),
+    outputTokens: overrides.outputTokens ?? chunks.length,
+  };
+}
+
+/** What a stream of the answer delivers, counted as its events' `tokens`: one a piece, or a tool call's tokens at once. */
+export const streamUnits = (generated: Generated): number => (generated.toolCall ? generated.outputTokens : generated.pieces.length);
+
+/**
+ * The output tokens of an answer of which `delivered` stream units went out: all of them, its output tokens; part
+ * of a recorded answer whose chunks hold more (or less) than one token each, its share of them, rounded down.
+ */
+export function deliveredTokens(generated: Generated, delivered: number): number {
+  const units = streamUnits(generated);
+  if (delivered >= units) return generated.outputTokens;
+  return units === generated.outputTokens ? delivered : Math.floor((delivered * generated.outputTokens) / units);
 }
 
 function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Generated, 'outputTokens'> {
