@@ -1,0 +1,12 @@
+export { runParity } from './run.ts';
+export type { ParityOptions } from './run.ts';
+export { ParityUnreachable } from './replay.ts';
+export { ParitySetupError } from './control.ts';
+export { compareAnswers } from './compare.ts';
+export { MASK_RULES, maskOf } from './masks.ts';
+export type { MaskRule } from './masks.ts';
+export { endpointOf } from './ids.ts';
+export { differenceText, junitXml, reportText, summaryLine } from './report.ts';
+export type { ExchangeResult } from './report.ts';
+export { PARITY_CHECKS } from './types.ts';
+export type { CheckId, Difference, EndpointReport, ParityReport } from './types.ts';

@@ -1,0 +1,80 @@
+import { parseSse } from '../conformance/client.ts';
+import type { HarEntry } from '../recording/index.ts';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A time in an answer, in ms: an ISO 8601 string, or a number of Unix seconds (`created` of a text call). */
+function asMs(value: unknown): number | null {
+  if (typeof value === 'string') {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * 1000 : null;
+}
+
+/**
+ * The latest time an answer shows that had already come when it was sent: `created`, `created_at`, `started_at`,
+ * `finished_at` and any other `*_at` but `expires_at` (which lies ahead), anywhere in a JSON body or an event's
+ * data. Null when it shows none.
+ */
+function latestShown(entry: HarEntry): number | null {
+  const text = entry.response.content.text;
+  if (text === undefined || text === '') return null;
+  const bodies: unknown[] = [];
+  if (/event-stream/i.test(entry.response.content.mimeType)) {
+    for (const event of parseSse(text)) bodies.push(tryJson(event.data));
+  } else {
+    bodies.push(tryJson(text));
+  }
+  let latest: number | null = null;
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (!isObject(value)) return;
+    for (const [key, inner] of Object.entries(value)) {
+      const ms = key === 'created' || (key.endsWith('_at') && key !== 'expires_at') ? asMs(inner) : null;
+      if (ms !== null) latest = latest === null ? ms : Math.max(latest, ms);
+      else walk(inner);
+    }
+  };
+  bodies.forEach(walk);
+  return latest;
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How far an answer may show a time ahead of the machine's before its clock is taken to be moved by hand. */
+const AHEAD_MS = 2000;
+
+/**
+ * The service's time at each recorded exchange, in ms on the service's clock, so a replay can move an emulator's
+ * clock by the same steps. Two clocks are told apart by the answers' times (`created`, `created_at`,
+ * `started_at`, `finished_at`: whole seconds that had already come when the answer was sent):
+ * - a service on real time (the real service, an emulator on the real clock): the steps between the
+ *   `startedDateTime`s, an answer that shows a later time lifting the estimate to it;
+ * - an emulator whose clock was moved by hand (an answer shows a time more than 2 s ahead of the machine's): the
+ *   latest time the answers have shown so far, since its clock did not move between the advances, and each
+ *   task's changes all show as times in it.
+ */
+export function serviceTimes(entries: readonly HarEntry[]): number[] {
+  const machine = entries.map((entry) => Date.parse(entry.startedDateTime) || 0);
+  const shown = entries.map(latestShown);
+  // The service's clock need not be the machine's (an emulator started at another time): measure the offset at
+  // the first answer that shows a time.
+  const first = shown.findIndex((ms) => ms !== null);
+  if (first < 0) return machine;
+  const offset = (shown[first] ?? 0) - (machine[first] ?? 0);
+  const byHand = shown.some((ms, i) => ms !== null && ms - ((machine[i] ?? 0) + offset) > AHEAD_MS);
+  const times: number[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const stepped =
+      i === 0 ? (byHand ? (shown[first] ?? 0) : (machine[0] ?? 0) + offset) : (times[i - 1] ?? 0) + (byHand ? 0 : Math.max(0, (machine[i] ?? 0) - (machine[i - 1] ?? 0)));
+    times.push(Math.max(stepped, shown[i] ?? -Infinity));
+  }
+  return times;
+}
