@@ -65,6 +65,43 @@ A recording becomes scenarios and text fixtures with svc-emulator import-recordi
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.
 `;
 
+export const IMPORT_RECORDING_HELP = `Usage: svc-emulator import-recording DIR [--out OUTDIR]
+
+Turns a recording of the proxy (DIR: a folder of .har files, or one .har file) into scenario files the emulator
+replays, and prints what it imported, what it skipped and why, and how to start the emulator with them:
+
+  recorded-tasks.yaml   one scenario per recorded task that finished, named recorded-<task id> (lower case):
+                        its queue and processing seconds, how it ended (a failure's code; a cancel), its output's
+                        shapes (file kinds and dimensions, duration, usage; the text only when content was kept)
+  recorded-text.yaml    one scenario per distinct recorded text request: the same request (any key order,
+                        streamed or not) gets the recorded answer, chunk by chunk, with its usage and pacing
+
+A recording made with --keep-content matches tasks by model and input; without it, choose a task's scenario
+with the header X-Emulator-Scenario: recorded-<task id>, and text answers replay as xxx text.
+
+  --out OUTDIR       where to write the files (default: DIR/scenarios, beside a .har file given alone)
+`;
+
+export const PARITY_HELP = `Usage: svc-emulator parity DIR --base-url URL [options]
+
+Replays a recording (a .har file, or a directory of them, as svc-emulator proxy --record writes them) against a
+deployment, normally the emulator, in recorded order, and compares each answer with the recorded one: status,
+headers, and the body's shape and values. Ids, times, generated text, token counts, file addresses and whatever
+the recording redacted are compared on presence and type only; everything else exactly. Prints, per endpoint
+and per check, how many exchanges agreed and differed, then every difference with its JSON path and a curl line.
+Exit 0 when every check agrees, 1 when one differs, 2 for a usage error, an unreadable recording or a deployment
+that cannot be reached.
+
+  --base-url URL     the deployment to replay against (http://127.0.0.1:4010; required)
+  --api-key KEY      the key, sent where the recording had one (default: the emulator's demo key)
+  --admin-token T    the emulator's control API token: its clock is moved by the recorded time between
+                     exchanges, so each task is polled at the age it had when recorded
+  --scenarios MODE   recorded: submit each task with X-Emulator-Scenario: recorded-<task id> where the emulator
+                     has that scenario (needs --admin-token); none (default): as recorded
+  --json FILE        write the report as JSON
+  --junit FILE       write the report as JUnit XML (a testsuite per endpoint, a testcase per check)
+`;
+
 export const STORE_HELP = `svc-emulator store: look after a store file
 
 Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]

@@ -1,7 +1,7 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
-import { CONFORMANCE_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
+import { CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
 import { HelpRequested, suggestion, UsageError } from './args.ts';
 import { parseStartOptions, START_HELP } from './start-options.ts';
 
@@ -14,14 +14,19 @@ Commands:
   receive   a local callback receiver that verifies signatures (svc-emulator receive --help)
   conformance  check a deployment against the contract (svc-emulator conformance --help)
   store     check, back up, restore or export a store file (svc-emulator store --help)
-  proxy     forward to a deployment and check every answer against the contract (svc-emulator proxy --help)
+  proxy     forward to a deployment, check every answer against the contract, record the traffic (svc-emulator proxy --help)
+  import-recording  turn a recording into scenarios and text answers the emulator replays (svc-emulator import-recording --help)
+  parity    replay a recording against a deployment and report each answer that differs (svc-emulator parity --help)
 
 ${START_HELP}
 ${RECEIVE_HELP}
 ${CONFORMANCE_HELP}
-${STORE_HELP}`;
+${STORE_HELP}
+${PROXY_HELP}
+${IMPORT_RECORDING_HELP}
+${PARITY_HELP}`;
 
-const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'help'];
+const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'help'];
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -48,6 +53,14 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'proxy') {
       const { parseProxyOptions, proxy } = await import('./proxy.ts');
       return await proxy(parseProxyOptions(rest));
+    }
+    if (command === 'import-recording') {
+      const { importRecording, parseImportRecordingOptions } = await import('./import-recording.ts');
+      return await importRecording(parseImportRecordingOptions(rest));
+    }
+    if (command === 'parity') {
+      const { parity, parseParityOptions } = await import('./parity.ts');
+      process.exit(await parity(parseParityOptions(rest)));
     }
     if (command.startsWith('-')) throw new UsageError(`svc-emulator: ${command} goes after a command (svc-emulator start ${command} …; svc-emulator --help lists them)`);
     throw new UsageError(`svc-emulator: unknown command '${command}'${suggestion(command, COMMANDS, '')} (svc-emulator --help lists them)`);
