@@ -1,3 +1,4 @@
+import { ERROR_CATALOG } from '../errors/index.ts';
 import type { Exchange } from './client.ts';
 import { errorOf, POINTS } from './checks/shared.ts';
 import type { ResponseContract } from './spec.ts';
@@ -11,7 +12,7 @@ export interface AnswerDeviation {
 }
 
 /** The checks genericDeviations and formatDeviations report under, in the order they run. */
-export const ANSWER_CHECKS = ['wire.status.no-5xx', 'wire.request-id.every-answer', 'wire.schema.response', 'wire.error-shape.body', 'wire.points.decimal', 'wire.time.beijing'];
+export const ANSWER_CHECKS = ['wire.status.no-5xx', 'wire.request-id.every-answer', 'wire.schema.response', 'wire.error-shape.body', 'wire.error-code.status', 'wire.points.decimal', 'wire.time.beijing'];
 
 const REQUEST_ID = /^req_[a-z0-9]{24}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+08:00$/;
@@ -42,8 +43,14 @@ export function genericDeviations(contract: ResponseContract, exchange: Exchange
  */
 export function formatDeviations(exchange: Exchange): AnswerDeviation[] {
   const found: AnswerDeviation[] = [];
-  if (exchange.status >= 400 && errorOf(exchange).code === undefined) {
+  const { code } = errorOf(exchange);
+  if (exchange.status >= 400 && code === undefined) {
     found.push({ check: 'wire.error-shape.body', message: 'error answer without error.code (or error.type)', expected: '{error: {code, message, ...}}', actual: exchange.text.slice(0, 200) });
+  }
+  // The reference's list of codes is not complete, so an unknown code passes; a listed one has its status.
+  const listed = code === undefined ? undefined : documentedStatus(code);
+  if (exchange.status >= 400 && listed !== undefined && listed !== exchange.status) {
+    found.push({ check: 'wire.error-code.status', message: `error code ${String(code)} answered with HTTP ${exchange.status}`, expected: listed, actual: exchange.status });
   }
   walk(exchange.json, '', (path, key, value, inPoints) => {
     if ((key === 'points' || inPoints) && (typeof value !== 'object' || value === null)) {
@@ -55,6 +62,12 @@ export function formatDeviations(exchange: Exchange): AnswerDeviation[] {
     }
   });
   return found;
+}
+
+/** The HTTP status the reference lists for an error code, or undefined for a code it does not list. */
+function documentedStatus(code: string): number | undefined {
+  const entry = (ERROR_CATALOG as Record<string, { status: number; emulatorDefined?: true }>)[code];
+  return entry && !entry.emulatorDefined ? entry.status : undefined;
 }
 
 function walk(node: unknown, path: string, visit: (path: string, key: string, value: unknown, inPoints: boolean) => void, inPoints = false): void {
