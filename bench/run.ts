@@ -6,7 +6,7 @@
  * in one run. Every server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
  *
- * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, lifecycle, callbacks, growth, soak) runs only
+ * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, proxy, lifecycle, callbacks, growth, soak) runs only
  * those sections.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { compare } from './compare.ts';
 import { printComparison } from './comparison-table.ts';
 import { growth, printGrowth } from './growth.ts';
+import { printProxy, proxyBench } from './proxy.ts';
 import { CONNECTIONS, load, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
 import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
@@ -23,7 +24,7 @@ import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECTIONS = ['compare', 'http', 'lifecycle', 'callbacks', 'growth', 'soak'] as const;
+const SECTIONS = ['compare', 'http', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak'] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
@@ -185,6 +186,10 @@ async function main(): Promise<void> {
     console.log('');
   }
   if (runs('http')) await http();
+  if (runs('proxy')) {
+    console.log('');
+    printProxy(await proxyBench(), (text) => console.log(text));
+  }
   if (runs('lifecycle')) await lifecycle();
   if (runs('callbacks')) await callbacks();
   if (runs('growth')) await growthSection();

@@ -108,6 +108,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const startedMs = now();
+    let clientGone = false;
     let firstByteMs = startedMs;
     const sent = capture();
     const received = capture();
@@ -137,6 +138,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       answer.on('error', () => res.destroy());
     });
     out.on('error', (err) => {
+      // The client went away and the request to the upstream was dropped with it: nothing failed upstream.
+      if (clientGone) return;
       log(`proxy: ${method} ${path}: the upstream ${upstreamBase} did not answer (${err.message})`);
       if (!res.headersSent) {
         answerJson(res, 502, { error: { code: 'upstream_unreachable', message: `The proxy could not reach ${upstreamBase}: ${err.message}` } });
@@ -150,7 +153,9 @@ export function createProxy(options: ProxyOptions): Proxy {
     // A client that goes away mid-request or mid-stream: the upstream request goes too. (The answer's close, not
     // the request's: node closes a request once its body is read.)
     res.on('close', () => {
-      if (!res.writableFinished) out.destroy();
+      if (res.writableFinished) return;
+      clientGone = true;
+      out.destroy();
     });
   };
 

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { link, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compactTime, machineNow } from '../clock/index.ts';
 import type { EndedExchange } from '../proxy/exchange.ts';
@@ -32,17 +33,19 @@ export interface Recorder {
 
 let recorders = 0;
 
-/** An entry and its text in the file, at the depth of `log.entries` items. */
-type Stored = RecordedEntry & { json: string | null; jsonPageref: string | null };
+/** An entry waiting for the next write. */
+type Pending = RecordedEntry;
 const INDENT = '      ';
-const EMPTY_ENTRIES = '"entries": []';
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /**
  * Records a proxy run into one HAR file in `dir`, named by the run's start (`recording-<yyMMddHHmmss>.har`, with
- * `-2`, `-3`... when taken). The file is rewritten whole, a moment after each exchange (one write at a time), by
- * writing a temporary file and renaming it over the last: a proxy killed at any point leaves a valid file that
- * lacks at most the last moment's exchanges. Each task is a page; its exchanges carry its id as `pageref`.
+ * `-2`, `-3`... when taken). Entries are appended a moment after their exchange ends: each write puts the new
+ * entries and the file's closing part (the pages, which come after the entries) at the end in one write, so the
+ * file is valid HAR between writes and a killed proxy leaves one that lacks at most the last moment's exchanges.
+ * Nothing is kept once written: a recording of hours costs the proxy no memory and each write only its own bytes.
+ * On close the entries are put in request order (they are appended as exchanges end; a stream outlives the polls
+ * around it). Each task is a page; its exchanges carry its id as `pageref`.
  */
 export function createRecorder(options: RecorderOptions): Recorder {
   const now = options.now ?? machineNow;
@@ -51,12 +54,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const stamp = compactTime(now());
   mkdirSync(options.dir, { recursive: true });
-  const temp = join(options.dir, `.recording-${stamp}-${process.pid}-${++recorders}.tmp`);
 
-  const entries: Stored[] = [];
+  const pending: Pending[] = [];
   const pages = new Map<string, { page: HarPage; startedMs: number }>();
-  let file: string | null = null;
-  let dirty = false;
+  let file: { path: string; handle: FileHandle; entriesEnd: number } | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
@@ -82,74 +83,83 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   };
 
-  /**
-   * The file's text. Each entry is serialized once (again only if it gains its page), so a rewrite copies text
-   * rather than stringifying every stream again: the proxy's clients share this event loop.
-   */
-  const text = (): string => {
-    const skeleton: Har = {
-      log: {
-        version: '1.2',
-        creator: { name: 'svc-emulator', version: VERSION },
-        pages: [...pages.values()].sort((a, b) => a.startedMs - b.startedMs).map((p) => p.page),
-        comment: `Recorded by svc-emulator proxy from ${options.upstream}; secrets left out, prompts and outputs ${keepContent ? 'kept' : 'x-ed out'}.`,
-        _svcEmulator: { upstream: options.upstream, keepContent },
-        entries: [],
-      },
+  const head = (): string => {
+    const log: Omit<Har['log'], 'entries' | 'pages'> = {
+      version: '1.2',
+      creator: { name: 'svc-emulator', version: VERSION },
+      comment: `Recorded by svc-emulator proxy from ${options.upstream}; secrets left out, prompts and outputs ${keepContent ? 'kept' : 'x-ed out'}.`,
+      _svcEmulator: { upstream: options.upstream, keepContent },
     };
-    const parts = entries.map(serialized);
-    const head = JSON.stringify(skeleton, null, 2);
-    const at = head.lastIndexOf(EMPTY_ENTRIES);
-    const list = parts.length === 0 ? EMPTY_ENTRIES : `"entries": [\n${parts.join(',\n')}\n    ]`;
-    return `${head.slice(0, at)}${list}${head.slice(at + EMPTY_ENTRIES.length)}\n`;
+    const text = JSON.stringify({ log }, null, 2);
+    return `${text.slice(0, text.lastIndexOf('\n  }'))},\n    "entries": [`;
   };
 
-  // Linked when written: a task's page may come from an exchange that ended after others of the task.
-  const serialized = (recorded: Stored): string => {
+  /** What follows the entries: the end of the list, the pages in order of their first exchange, the end of the log. */
+  const tail = (): string => {
+    const list = [...pages.values()].sort((a, b) => a.startedMs - b.startedMs).map((p) => p.page);
+    const text = JSON.stringify(list, null, 2).replace(/\n/g, '\n    ');
+    return `\n    ],\n    "pages": ${text}\n  }\n}\n`;
+  };
+
+  const serialized = (recorded: RecordedEntry): string => {
     const pageref = recorded.task && pages.has(recorded.task.id) ? recorded.task.id : null;
-    if (recorded.json === null || recorded.jsonPageref !== pageref) {
-      const entry = pageref === null ? recorded.entry : { pageref, ...recorded.entry };
-      recorded.json = `${INDENT}${JSON.stringify(entry, null, 2).replace(/\n/g, `\n${INDENT}`)}`;
-      recorded.jsonPageref = pageref;
-    }
-    return recorded.json;
+    const entry = pageref === null ? recorded.entry : { pageref, ...recorded.entry };
+    return `${INDENT}${JSON.stringify(entry, null, 2).replace(/\n/g, `\n${INDENT}`)}`;
   };
 
-  /** Gives the recording its name the first time: a hard link fails rather than replace someone else's file. */
-  const claim = async (): Promise<string> => {
-    for (let n = 1; ; n++) {
-      const candidate = join(options.dir, `recording-${stamp}${n === 1 ? '' : `-${n}`}.har`);
-      try {
-        await link(temp, candidate);
-        await unlink(temp).catch(() => undefined);
-        return candidate;
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code ?? '';
-        if (code === 'EEXIST') continue;
-        if (!NO_HARD_LINKS.has(code)) throw err;
+  /**
+   * Creates the recording with its first content. A hard link from a file written beside it claims the name in
+   * one step, already whole (a reader never sees it empty) and never replacing someone else's file; where the
+   * filesystem has no hard links, an exclusive create and a write.
+   */
+  const claim = async (content: Buffer): Promise<FileHandle & { path?: string }> => {
+    const temp = join(options.dir, `.recording-${stamp}-${process.pid}-${++recorders}.tmp`);
+    await writeFile(temp, content);
+    try {
+      for (let n = 1; ; n++) {
+        const path = join(options.dir, `recording-${stamp}${n === 1 ? '' : `-${n}`}.har`);
+        try {
+          await link(temp, path);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code ?? '';
+          if (code === 'EEXIST') continue;
+          if (!NO_HARD_LINKS.has(code)) throw err;
+          try {
+            const handle = await open(path, 'wx');
+            await handle.write(content, 0, content.length, 0);
+            return Object.assign(handle, { path });
+          } catch (inner) {
+            if ((inner as NodeJS.ErrnoException).code === 'EEXIST') continue;
+            throw inner;
+          }
+        }
+        return Object.assign(await open(path, 'r+'), { path });
       }
-      // A filesystem without hard links: an exclusive create claims the name, the rename fills it.
-      try {
-        await (await open(candidate, 'wx')).close();
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-        throw err;
-      }
-      await rename(temp, candidate);
-      return candidate;
+    } finally {
+      await unlink(temp).catch(() => undefined);
     }
   };
 
   const write = async (): Promise<void> => {
-    if (!dirty) return;
-    dirty = false;
+    if (pending.length === 0) return;
+    const batch = pending.splice(0).sort((a, b) => a.startedMs - b.startedMs);
     try {
-      await writeFile(temp, text());
-      if (file === null) file = await claim();
-      else await rename(temp, file);
+      const entries = batch.map(serialized).join(',\n');
+      const closing = Buffer.from(tail());
+      if (file === null) {
+        const start = Buffer.from(`${head()}\n${entries}`);
+        const handle = await claim(Buffer.concat([start, closing]));
+        file = { path: handle.path ?? '', handle, entriesEnd: start.length };
+      } else {
+        const added = Buffer.from(`,\n${entries}`);
+        // One write of the new entries and the closing part, where the closing part began: valid before and after.
+        await file.handle.write(Buffer.concat([added, closing]), 0, added.length + closing.length, file.entriesEnd);
+        file.entriesEnd += added.length;
+        await file.handle.truncate(file.entriesEnd + closing.length);
+      }
       lastError = null;
     } catch (err) {
-      dirty = true;
+      pending.unshift(...batch);
       lastError = err as Error;
       log(`recorder: could not write the recording in ${options.dir}: ${(err as Error).message}`);
     }
@@ -162,16 +172,25 @@ export function createRecorder(options: RecorderOptions): Recorder {
     return writing;
   };
 
+  /** The finished file in request order, written beside it and renamed over it. */
+  const sortInPlace = async (path: string): Promise<void> => {
+    const har = JSON.parse(await readFile(path, 'utf8')) as Har;
+    const order = har.log.entries.map((entry, i) => ({ entry, i, at: Date.parse(entry.startedDateTime) }));
+    if (order.every((e, i) => i === 0 || (order[i - 1]?.at ?? 0) <= e.at)) return;
+    order.sort((a, b) => a.at - b.at || a.i - b.i);
+    const { entries: _entries, pages: list, ...rest } = har.log;
+    const text = JSON.stringify({ log: { ...rest, entries: order.map((e) => e.entry), pages: list } }, null, 2);
+    const temp = `${path}.sorting`;
+    await writeFile(temp, `${text}\n`);
+    await rename(temp, path);
+  };
+
   return {
     onExchange(ended) {
       if (closed) return;
-      const recorded: Stored = { ...harEntry(ended, { keepContent }), json: null, jsonPageref: null };
+      const recorded = harEntry(ended, { keepContent });
       addPage(recorded);
-      // In request order; exchanges end out of order (a stream outlives the polls around it).
-      let at = entries.length;
-      while (at > 0 && (entries[at - 1]?.startedMs ?? 0) > recorded.startedMs) at--;
-      entries.splice(at, 0, recorded);
-      dirty = true;
+      pending.push(recorded);
       if (!timer) {
         timer = setTimeout(() => void flush(), delay);
         // A pending write never keeps the process alive; close() writes the rest.
@@ -182,9 +201,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
       if (!closed) {
         closed = true;
         await flush();
+        if (file) {
+          await file.handle.close();
+          if (lastError === null) await sortInPlace(file.path);
+        }
         if (lastError) throw lastError;
       } else await writing;
-      return file === null ? [] : [file];
+      return file === null ? [] : [file.path];
     },
   };
 }

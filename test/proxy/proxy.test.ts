@@ -140,6 +140,8 @@ function deviatingUpstream(): { server: Server; url: Promise<string>; release: (
     if (route === 'GET /v1/tasks/T000000000000UTCTM1') return json(res, 200, { ...goodTask, id: 'T000000000000UTCTM1', created_at: '2026-11-23T01:30:00Z' });
     if (route === 'GET /v1/tasks?limit=1') return json(res, 200, goodList, {});
     if (route === 'GET /v1/tasks/T000000000000MISSIN') return json(res, 404, { message: 'not here' });
+    // Answers nothing until released: a client can leave before the upstream has answered.
+    if (route === 'GET /v1/tasks/T000000000000HOLDIN') return void held.then(() => json(res, 200, goodTask));
     if (route === 'POST /v1/chat/completions') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'X-Request-Id': REQUEST_ID });
       res.write(HELD_FIRST);
@@ -208,6 +210,37 @@ it('in front of a deviating server: lists and logs each deviation with its check
   }
   expect(lines).toEqual(data.map((d) => `deviation ${d.check} ${d.method} ${d.path} ${d.status} ${d.request_id ?? '-'}: ${d.message}`));
 }, 30_000);
+
+it('a client that leaves before the answer or mid-stream: the upstream request goes too, and nothing is logged as an upstream failure', async () => {
+  const upstream = deviatingUpstream();
+  const upstreamUrl = await upstream.url;
+  const seen: Promise<void>[] = [];
+  let arrived!: () => void;
+  let arrival = new Promise<void>((resolve) => (arrived = resolve));
+  upstream.server.on('request', (_req, res: ServerResponse) => {
+    seen.push(new Promise<void>((resolve) => res.once('close', () => resolve())));
+    arrived();
+  });
+  const lines: string[] = [];
+  const { proxy, url } = await startProxy(upstreamUrl, lines);
+
+  const before = new AbortController();
+  const waiting = fetch(`${url}/v1/tasks/T000000000000HOLDIN`, { signal: before.signal }).catch((err: unknown) => err);
+  await arrival;
+  before.abort();
+  expect(await waiting).toBeInstanceOf(Error);
+
+  arrival = new Promise<void>((resolve) => (arrived = resolve));
+  const during = new AbortController();
+  const streaming = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}', signal: during.signal });
+  const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
+  expect(new TextDecoder().decode((await reader.read()).value)).toBe(HELD_FIRST);
+  during.abort();
+  await Promise.all(seen);
+  expect(seen).toHaveLength(2);
+  await proxy.settled();
+  expect(lines).toEqual([]);
+});
 
 it('svc-emulator proxy: prints its address, lists deviations at its endpoint, writes them with --json and --junit, and the recording, on SIGTERM', async () => {
   const upstream = deviatingUpstream();
