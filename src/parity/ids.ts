@@ -1,13 +1,12 @@
-import { maskOf } from './masks.ts';
+import { ID_VALUE, maskOf } from './masks.ts';
 
-/** Path segments that name one resource after these collection names, and values of the reference's id forms. */
+/** Path segments that name one resource after these collection names (and any in one of the id forms). */
 const COLLECTIONS = new Set(['tasks', 'models', 'files', 'records', 'deliveries']);
-const ID_SEGMENT = /^(T\d{12}[A-Z0-9]{6}|file_\d+|(svcchat|svcresp|svcmsg|req|msg)_[A-Za-z0-9]+)$/;
 
 /** Method and path template: `GET /v1/tasks/{id}` for `GET /v1/tasks/T261125063931PWGU5G?x=1`. */
 export function endpointOf(method: string, path: string): string {
   const segments = (path.split('?')[0] ?? '').split('/');
-  const template = segments.map((seg, i) => (seg !== '' && (ID_SEGMENT.test(seg) || (i > 1 && COLLECTIONS.has(segments[i - 1] ?? ''))) ? '{id}' : seg));
+  const template = segments.map((seg, i) => (seg !== '' && (ID_VALUE.test(seg) || (i > 1 && COLLECTIONS.has(segments[i - 1] ?? ''))) ? '{id}' : seg));
   return `${method.toUpperCase()} ${template.join('/')}`;
 }
 
@@ -25,6 +24,9 @@ export class IdMap {
 
   /** Learns from two answers side by side: string leaves at one path that the ids or files rules mask. */
   learn(recorded: unknown, replayed: unknown): void {
+    // A list's items pair by position only: a deployment that holds other tasks shifts them, and a task made before
+    // the recording has no counterpart at all. Ids are learned where they are made (a submission, an upload).
+    if (isObject(recorded) && recorded['object'] === 'list') return;
     const walk = (path: (string | number)[], rec: unknown, rep: unknown, parent: Record<string, unknown> | undefined): void => {
       if (isObject(rec) && isObject(rep)) {
         for (const key of Object.keys(rec)) if (key in rep) walk([...path, key], rec[key], rep[key], rec);

@@ -29,10 +29,11 @@ export interface MaskRule {
 }
 
 /** Task ids, file ids, text call ids, request ids and webhook message ids, as the reference gives their forms. */
-const ID_VALUE = /^(T\d{12}[A-Z0-9]{6}|file_\d+|(svcchat|svcresp|svcmsg|req|msg)_[A-Za-z0-9]+)$/;
+export const ID_VALUE = /^(T\d{12}[A-Z0-9]{6}|file_\d+|(svcchat|svcresp|svcmsg|req|msg)_[A-Za-z0-9]+)$/;
 const TEXT_KEYS = new Set(['content', 'text', 'delta', 'arguments', 'partial_json', 'output_text', 'refusal', 'thinking']);
 const FILE_KEYS = new Set(['url', 'cover_url', 'size']);
-const REDACTED_MARK = /\[redacted\]/i;
+/** The recorder's markers: `[redacted]` (a header, a query value, `sk-[redacted]`) and `[redacted bearer token]`. */
+const REDACTED_MARK = /\[redacted( bearer token)?\]/i;
 /** Keep-shape redaction: every character that is not a space became `x`. */
 const X_ED = /^[x\s]*x[x\s]*$/;
 

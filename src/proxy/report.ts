@@ -26,7 +26,11 @@ const deviationText = (d: Deviation): string =>
 export function proxyJunitXml(results: ProxyResults): string {
   const byCheck = new Map<string, Deviation[]>(PROXY_CHECKS.map((id) => [id, []]));
   // A deviation of a check not in the list still gets its case: a report never drops one.
-  for (const d of results.deviations) byCheck.set(d.check, [...(byCheck.get(d.check) ?? []), d]);
+  for (const d of results.deviations) {
+    const found = byCheck.get(d.check) ?? [];
+    found.push(d);
+    byCheck.set(d.check, found);
+  }
   const cases = [...byCheck].map(([id, found]) => {
     const name = `classname="proxy" name="${escapeXml(id)}"`;
     if (found.length === 0) return `    <testcase ${name}/>`;

@@ -1,6 +1,7 @@
-import { cmp, sub, ZERO } from '../billing/index.ts';
+import { cmp, isNegative, sub, ZERO } from '../billing/index.ts';
 import type { AnswerDeviation } from '../conformance/answers.ts';
 import type { Exchange } from '../conformance/client.ts';
+import { POINTS } from '../conformance/checks/shared.ts';
 
 /** A task goes forward only: queued, processing, then one terminal state it keeps. */
 export const STATUS_ORDER_CHECK = 'lifecycle.status.forward-only';
@@ -39,7 +40,6 @@ interface Seen {
 /** @see reference "States and transitions" */
 const RANK: Record<string, number> = { queued: 0, processing: 1, succeeded: 2, failed: 2, canceled: 2 };
 const isFinished = (status: string): boolean => RANK[status] === 2;
-const DECIMAL = /^-?\d+\.\d{3}$/;
 
 /**
  * The rules across exchanges about tasks: from every task object a 200 answer carries (submit, get, list, cancel),
@@ -102,7 +102,7 @@ function tasksOf(exchange: Exchange): { id: string; seen: Omit<Seen, 'readByMs'>
     // What is not a task of a known status is the schema check's to report.
     if (typeof task?.id !== 'string' || typeof task.status !== 'string' || !(task.status in RANK)) continue;
     const p = task.points;
-    const points = [p?.frozen, p?.charged, p?.refunded].every((v) => typeof v === 'string' && DECIMAL.test(v)) ? (p as TaskPoints) : null;
+    const points = [p?.frozen, p?.charged, p?.refunded].every((v) => typeof v === 'string' && POINTS.test(v)) ? (p as TaskPoints) : null;
     tasks.push({ id: task.id, seen: { status: task.status, createdAt: task.created_at, points: points && { frozen: points.frozen, charged: points.charged, refunded: points.refunded } } });
   }
   return tasks;
@@ -135,7 +135,7 @@ function pointsProblem(id: string, now: Seen, prev: Seen | undefined): AnswerDev
     now.status === 'succeeded'
       ? { frozen, charged, refunded: cmp(charged, frozen) < 0 ? sub(frozen, charged) : ZERO }
       : { frozen, charged: ZERO, refunded: frozen };
-  const negative = Object.values(points).some((v) => cmp(v, ZERO) < 0);
+  const negative = Object.values(points).some(isNegative);
   if (!negative && samePoints(settled, points)) return null;
   const rule =
     now.status === 'succeeded'

@@ -58,19 +58,36 @@ function taskOf(method: string, path: string, status: number, answer: unknown): 
   return { id, model, fromAnswer: ok };
 }
 
-/** The query of a (redacted) URL as HAR lists it: decoded, in order, repeats kept. */
-function queryOf(url: string): HarNameValue[] {
+/**
+ * A request's address with its secrets replaced, and its query as HAR lists it (decoded, in order, repeats kept).
+ * Decoding can bring out a secret the address hid (an address encoded twice inside a value): then the query is
+ * written again from the redacted values.
+ */
+function addressOf(raw: string, redacted: Set<Redaction>): { url: string; query: HarNameValue[] } {
+  const scanned = redactSecrets(raw);
+  let url = scanned.text;
+  if (scanned.changed) redacted.add('secret');
   const at = url.indexOf('?');
-  if (at < 0) return [];
-  return [...new URLSearchParams(url.slice(at + 1).split('#')[0]).entries()].map(([name, value]) => ({ name, value }));
+  if (at < 0) return { url, query: [] };
+  const [search = '', hash] = url.slice(at + 1).split(/(?=#)/);
+  let hidden = false;
+  const query = [...new URLSearchParams(search).entries()].map(([name, value]) => {
+    const inner = redactSecrets(value);
+    hidden ||= inner.changed;
+    return { name, value: inner.text };
+  });
+  if (hidden) {
+    redacted.add('secret');
+    url = `${url.slice(0, at)}?${new URLSearchParams(query.map((q): [string, string] => [q.name, q.value])).toString()}${hash ?? ''}`;
+  }
+  return { url, query };
 }
 
 const CAP_NOTE = "over the recorder's capture limit: left out";
 
 function requestOf(ended: EndedExchange, route: ContentRoute | null, keepContent: boolean, redacted: Set<Redaction>, extra: HarEntryExtra): HarRequest {
   const { method, path } = ended.exchange;
-  const url = redactSecrets(`${ended.upstream}${path}`);
-  if (url.changed) redacted.add('secret');
+  const address = addressOf(`${ended.upstream}${path}`, redacted);
   // As forwarded: the proxy sends the upstream's Host.
   const host = new URL(ended.upstream).host;
   const sent = pairsOf(ended.request.rawHeaders).map((h) => (h.name.toLowerCase() === 'host' ? { name: h.name, value: host } : h));
@@ -80,11 +97,11 @@ function requestOf(ended: EndedExchange, route: ContentRoute | null, keepContent
   const length = Number(harHeader(headers.headers, 'content-length') ?? NaN);
   const request: HarRequest = {
     method,
-    url: url.text,
+    url: address.url,
     httpVersion: 'HTTP/1.1',
     cookies: [],
     headers: headers.headers,
-    queryString: queryOf(url.text),
+    queryString: address.query,
     headersSize: -1,
     bodySize: ended.request.body?.length ?? (Number.isFinite(length) ? length : -1),
   };

@@ -1,4 +1,5 @@
 import { Document } from 'yaml';
+import { parseSse } from '../conformance/client.ts';
 import type { Scenario, ScenarioMatch, TextBehaviour } from '../scenarios/index.ts';
 import { textFormatOf, toPieces } from '../text/index.ts';
 import type { HarEntry } from './har.ts';
@@ -29,6 +30,12 @@ export interface Imported {
 
 const FAILURE_CODES = new Set(['invalid_params', 'content_rejected', 'insufficient_points', 'timeout', 'service_unavailable', 'capacity_shortage', 'generation_failed', 'no_result']);
 const MAX_SECONDS = 31_536_000;
+/** The Scenario schema's limits (openapi/admin.yaml): a description, a recorded answer's chunks and each chunk. */
+const MAX_DESCRIPTION = 1000;
+const MAX_CHUNKS = 100_000;
+const MAX_CHUNK_LENGTH = 100_000;
+/** A description within the schema's length, however long the recorded model name or id. */
+const described = (text: string): string => (text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`);
 
 interface TaskBody {
   id: string;
@@ -134,9 +141,16 @@ export function importTasks(recording: Recording): Imported {
   const scenarios: ScenarioEntry[] = [];
   const skipped: Skipped[] = [];
   const rules = new Set<string>();
+  const names = new Map<string, string>();
   let redacted = 0;
   for (const task of seenTasks(recording)) {
     const last = task.seen.at(-1)?.body;
+    // Ids that differ only in case or in characters a name cannot hold give one name: a start refuses it twice.
+    const taken = names.get(recordedTaskScenario(task.id));
+    if (taken !== undefined) {
+      skipped.push({ what: 'task', id: task.id, reason: `the same scenario name as task ${taken}` });
+      continue;
+    }
     const status = last?.status;
     if (!last) {
       skipped.push({ what: 'task', id: task.id, reason: 'no task object in its answers' });
@@ -160,6 +174,7 @@ export function importTasks(recording: Recording): Imported {
       if (rule && !rules.has(key)) match = rule;
       rules.add(key);
     }
+    names.set(recordedTaskScenario(task.id), task.id);
     scenarios.push(taskScenario(task, last, status, match));
   }
   return { scenarios, skipped, redacted };
@@ -179,7 +194,7 @@ function taskScenario(task: SeenTask, last: TaskBody, status: 'succeeded' | 'fai
   const refused = task.cancels.includes(409) ? '; a cancel was refused' : '';
   const about = (ending: string): Pick<ScenarioEntry, 'name' | 'description' | 'match'> => ({
     name: recordedTaskScenario(task.id),
-    description: `Recorded ${last.model ?? task.model ?? 'unknown model'} task ${task.id}: ${phases}, ${ending}${refused}.`,
+    description: described(`Recorded ${String(last.model ?? task.model ?? 'unknown model')} task ${task.id}: ${phases}, ${ending}${refused}.`),
     ...(match ? { match } : {}),
   });
   if (status === 'canceled') {
@@ -249,8 +264,8 @@ function settleOf(last: TaskBody): Scenario['settle'] | undefined {
 
 /** The model and every scalar input value the task showed (normalized, as the emulator matches them). */
 function matchOf(task: SeenTask, last: TaskBody): ScenarioMatch | undefined {
-  const model = last.model ?? task.model;
-  if (model === undefined) return undefined;
+  const model: unknown = last.model ?? task.model;
+  if (typeof model !== 'string') return undefined;
   const input = task.seen.map((s) => s.body.input).find(isObject) ?? {};
   const scalars = Object.fromEntries(
     Object.entries(input).filter((entry): entry is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof entry[1])),
@@ -313,7 +328,7 @@ function textScenario(fingerprint: string, entry: HarEntry, answer: Answer): Sce
   const { wait, receive } = entry.timings;
   const text: Partial<TextBehaviour> = { chunks: answer.chunks };
   if (answer.finish === 'length') text.finish = 'length';
-  if (answer.inputTokens !== undefined && answer.inputTokens <= 10_000_000) text.input_tokens = answer.inputTokens;
+  if (answer.inputTokens !== undefined && answer.inputTokens >= 0 && answer.inputTokens <= 10_000_000) text.input_tokens = answer.inputTokens;
   if (answer.outputTokens !== undefined && answer.outputTokens >= 1 && answer.outputTokens <= 100_000) text.output_tokens = answer.outputTokens;
   text.first_token_ms = Math.min(600_000, Math.max(0, Math.round(wait)));
   if (answer.streamed && answer.chunks.length > 1) text.chunk_interval_ms = Math.min(60_000, Math.max(0, Math.round(receive / (answer.chunks.length - 1))));
@@ -322,7 +337,7 @@ function textScenario(fingerprint: string, entry: HarEntry, answer: Answer): Sce
   const how = answer.streamed ? `${answer.chunks.length} chunks streamed` : `${answer.chunks.length} words, not streamed`;
   return {
     name: recordedTextScenario(fingerprint),
-    description: `Recorded ${model} call ${new URL(entry.request.url, 'http://recording').pathname} at ${entry.startedDateTime}: ${how}.`,
+    description: described(`Recorded ${model} call ${new URL(entry.request.url, 'http://recording').pathname} at ${entry.startedDateTime}: ${how}.`),
     match: { text_request: fingerprint },
     outcome: 'succeeded',
     text: text as TextBehaviour,
@@ -335,10 +350,11 @@ function answerOf(entry: HarEntry, format: 'chat' | 'responses' | 'messages'): A
   const text = entry.response.content.text;
   if (entry._svcEmulator?.truncated || text === undefined) return 'answer not in the recording (over the recorder\'s cap)';
   const streamed = /event-stream/i.test(entry.response.content.mimeType);
-  const read = streamed ? readStream(format, sseEvents(text)) : readBody(format, parseJson(text));
+  const read = streamed ? readStream(format, parseSse(text)) : readBody(format, parseJson(text));
   if (typeof read === 'string') return read;
   // The answer's text as one content delta a chunk, empty deltas dropped.
   const chunks = streamed ? read.chunks.filter((c) => c !== '') : wordsOf(read.chunks.join(''));
+  if (chunks.length > MAX_CHUNKS || chunks.some((c) => c.length > MAX_CHUNK_LENGTH)) return `answer too long for a scenario (over ${MAX_CHUNKS} chunks, or a chunk over ${MAX_CHUNK_LENGTH} characters)`;
   return { ...read, chunks, streamed };
 }
 
@@ -389,7 +405,7 @@ const withUsage = (chunks: string[], length: boolean, inputTokens: number | unde
 });
 
 /** What a stream says: its content deltas in order, how it ended, its usage; an error event or a tool call ends the reading. */
-function readStream(format: 'chat' | 'responses' | 'messages', events: { event: string | undefined; data: string }[]): Read {
+function readStream(format: 'chat' | 'responses' | 'messages', events: { event: string | null; data: string }[]): Read {
   const chunks: string[] = [];
   let length = false;
   let inputTokens: number | undefined;
@@ -432,24 +448,6 @@ function readStream(format: 'chat' | 'responses' | 'messages', events: { event: 
     }
   }
   return withUsage(chunks, length, inputTokens, outputTokens);
-}
-
-/** The events of an SSE text: `event:` and `data:` lines (data lines joined with line breaks), a blank line after each. */
-export function sseEvents(text: string): { event: string | undefined; data: string }[] {
-  const events: { event: string | undefined; data: string }[] = [];
-  for (const block of text.split(/\r\n\r\n|\n\n|\r\r/)) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r\n|\n|\r/)) {
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length > 0) events.push({ event, data: data.join('\n') });
-  }
-  return events;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

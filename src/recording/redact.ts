@@ -1,3 +1,4 @@
+import { textFormatOf } from '../text/fingerprint.ts';
 import type { HarNameValue } from './har.ts';
 
 /**
@@ -37,21 +38,37 @@ const SECRET_HEADERS = new Set([
   'svix-timestamp',
   'svix-signature',
 ]);
-/** Any other header named like a credential (`X-Admin-Token`, `X-Auth-Token`, `X-Webhook-Secret`, ...). */
-const SECRET_HEADER_NAME = /(^|-)(token|secret|signature|password|passwd|api-?key|auth|credentials?|session)(-|$)/i;
+/**
+ * A word of a name that says it holds a credential: headers (`X-Admin-Token`, `X-Authorization`), query
+ * parameters (`api_key`, `client_secret`, `X-Amz-Security-Token`). Words are split at `-`, `_` and `.`, so
+ * `keyword` or `x-ratelimit-remaining-tokens` are not one.
+ */
+const SECRET_WORD = 'token|secret|signature|sig|password|passwd|pwd|api[-_]?key|apikey|auth|authorization|authentication|credentials?|session';
+/** Any other header named like a credential. */
+const SECRET_HEADER_NAME = new RegExp(`(^|[-_.])(${SECRET_WORD})([-_.]|$)`, 'i');
+/** A query parameter named like a credential (`key` alone counts in a query: `?key=...` is a common API key). */
+const SECRET_PARAM = String.raw`(?:[A-Za-z0-9]+[-_.])*(?:key|${SECRET_WORD})(?:[-_.][A-Za-z0-9]+)*`;
+/**
+ * Where a parameter starts and where its value does: plain, URL-encoded (an address inside another's query,
+ * `?callback=https%3A%2F%2Fh%3Ftoken%3D...`) or JSON-escaped (`\u0026`, as Go's encoder writes `&`).
+ */
+const PARAM_START = String.raw`(?:[?&]|%3F|%26|\\u0026|\\u003f)`;
+const PARAM_EQUALS = String.raw`(?:=|%3D|\\u003d)`;
 
 /** Secret-looking strings and what replaces each (a marker that says what was there). */
 const SECRET_PATTERNS: [RegExp, string][] = [
+  // A secret in a query (a callback address with ?token=...); first, so a bearer token as a value is one secret.
+  // An encoded value ends at an encoded `&`.
+  [new RegExp(`(${PARAM_START}${SECRET_PARAM}${PARAM_EQUALS})(?:(?!%26)[^&#\\s"'\\\\<>])+`, 'gi'), `$1${REDACTED}`],
   // The scheme is case-insensitive on the wire, but "bearer" in prose is common: only the written-out scheme.
-  [/\bBearer[ \t]+[A-Za-z0-9._~+/-]+=*/g, '[redacted bearer token]'],
+  // Also URL- or form-encoded (`Bearer%20...`, `Bearer+...`) in an address.
+  [/\bBearer(?:[ \t]+|%20|\+)[A-Za-z0-9._~+/-]+=*/g, '[redacted bearer token]'],
   // Callback signing secrets (Standard Webhooks: whsec_ and Base64).
   [/\bwhsec_[A-Za-z0-9+/=_-]+/g, 'whsec_[redacted]'],
   // Request-signing secrets of a key (src/keys/manage.ts: svs_ and 40 letters or digits).
   [/\bsvs_[A-Za-z0-9_-]+/g, 'svs_[redacted]'],
   // API keys: `sk-` and a secret string (src/random/ids.ts: 40 letters or digits; a seeded key may have dashes).
   [/(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
-  // A secret in a query (a callback address with ?token=...).
-  [/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|signature|sig|password)=)[^&#\s"'\\<>]+/gi, `$1${REDACTED}`],
 ];
 
 /** The text with every secret-looking string replaced; `changed` when there was one. */
@@ -221,11 +238,9 @@ export function redactSse(text: string, redact: (data: unknown) => unknown): str
 /** Which content rules a route's bodies fall under. */
 export type ContentRoute = 'text' | 'tasks' | 'files';
 
-const TEXT_PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages']);
-
 export function contentRoute(method: string, path: string): ContentRoute | null {
   const bare = path.split('?')[0] ?? '';
-  if (method === 'POST' && TEXT_PATHS.has(bare)) return 'text';
+  if (method === 'POST' && textFormatOf(bare) !== null) return 'text';
   if (bare === '/v1/tasks' || bare.startsWith('/v1/tasks/')) return 'tasks';
   if (method === 'POST' && bare === '/v1/files') return 'files';
   return null;
@@ -241,37 +256,49 @@ export interface BodyToRedact {
 }
 
 /**
+ * A body with `redact` applied to its JSON (each event's, for an event stream): the exact text when nothing
+ * changed, compact JSON when something did, null when the body is not JSON.
+ */
+function mapJsonBody(text: string, mimeType: string, redact: (value: unknown) => unknown): string | null {
+  if (/text\/event-stream/i.test(mimeType)) return redactSse(text, redact);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const after = JSON.stringify(redact(parsed));
+  return after === JSON.stringify(parsed) ? text : after;
+}
+
+/** Every string of a JSON value, keys too, with its secrets replaced. */
+function redactSecretsDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value).text;
+  if (Array.isArray(value)) return value.map(redactSecretsDeep);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k).text, redactSecretsDeep(v)]));
+  return value;
+}
+
+/**
  * A body as a recording keeps it: content x-ed out per its route (unless kept), then secrets replaced. A body
  * left unchanged keeps its exact text; a changed JSON body is written compactly.
  */
 export function redactBody(body: BodyToRedact): { text: string; redacted: Redaction[] } {
   const redacted: Redaction[] = [];
   let text = body.text;
-  if (!body.keepContent && body.route !== null && text !== '') {
+  if (text === '') return { text, redacted };
+  if (!body.keepContent && body.route !== null) {
     const redact =
       body.route === 'text' ? redactTextJson : body.route === 'files' ? (body.side === 'request' ? redactUpload : (v: unknown) => v) : body.side === 'request' ? redactTaskSubmit : redactTaskView;
-    let next: string;
-    if (/text\/event-stream/i.test(body.mimeType)) next = redactSse(text, redact);
-    else {
-      let parsed: unknown;
-      let isJson = true;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        isJson = false;
-      }
-      if (isJson) {
-        const after = JSON.stringify(redact(parsed));
-        next = after === JSON.stringify(parsed) ? text : after;
-      } else {
-        // A request body no format can read (malformed JSON, a multipart upload) may still be all prompt.
-        next = body.side === 'request' ? xOut(text) : text;
-      }
-    }
+    // A request body no format can read (malformed JSON, a multipart upload) may still be all prompt.
+    const next = mapJsonBody(text, body.mimeType, redact) ?? (body.side === 'request' ? xOut(text) : text);
     if (next !== text) redacted.push('content');
     text = next;
   }
-  const scanned = redactSecrets(text);
-  if (scanned.changed) redacted.push('secret');
+  // Secrets in JSON are looked for in the decoded strings too: the text may write them with escapes (`\/`,
+  // `\u0026`, `\u002d`) that the patterns would not see through.
+  const decoded = mapJsonBody(text, body.mimeType, redactSecretsDeep) ?? text;
+  const scanned = redactSecrets(decoded);
+  if (decoded !== text || scanned.changed) redacted.push('secret');
   return { text: scanned.text, redacted };
 }
