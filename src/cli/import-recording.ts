@@ -82,7 +82,14 @@ export async function importRecording(options: ImportRecordingOptions): Promise<
   }
   // What a start would refuse is never written: each file is read back and checked against the Scenario schema.
   const contract = createContract();
-  for (const file of files) checkScenarios(contract, parseYaml(file.text));
+  for (const file of files) {
+    try {
+      checkScenarios(contract, parseYaml(file.text));
+    } catch (err) {
+      // A recording this import cannot turn into a valid file is a fault of the import: said in one line, nothing written.
+      throw new UsageError(`svc-emulator import-recording: ${file.name} would not load (${(err as Error).message}); nothing written`);
+    }
+  }
   if (files.length > 0) {
     try {
       mkdirSync(options.out, { recursive: true });

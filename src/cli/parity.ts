@@ -92,7 +92,18 @@ export async function parity(options: ParityCommandOptions): Promise<number> {
     throw err;
   }
   console.log(reportText(report));
-  if (options.json !== null) await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
-  if (options.junit !== null) await writeFile(options.junit, junitXml(report));
+  const reports: [string | null, () => string][] = [
+    [options.json, () => `${JSON.stringify(report, null, 2)}\n`],
+    [options.junit, () => junitXml(report)],
+  ];
+  for (const [file, text] of reports) {
+    if (file === null) continue;
+    try {
+      await writeFile(file, text());
+    } catch (err) {
+      console.error(`svc-emulator parity: cannot write ${file}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
   return report.differed > 0 ? 1 : 0;
 }

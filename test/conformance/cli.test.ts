@@ -1,6 +1,4 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
@@ -10,6 +8,7 @@ import type { SuiteReport } from '../../src/conformance/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { runCommand } from '../support/command.ts';
+import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
 import { startBlackHole } from '../support/receiver.ts';
 
@@ -34,14 +33,6 @@ function expectOneLine(run: Run, line: string | RegExp): void {
   else expect(lines[0]).toMatch(line);
 }
 
-/** A TCP port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 let lenient: Emulator;
 let strict: Emulator;

@@ -1,12 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCommand } from '../support/command.ts';
+import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
@@ -292,13 +291,6 @@ it('reports each way the recorded answers deviate, with its check id, endpoint, 
   expect(run.stdout).toMatch(/\nparity \d+(\.\d)? %: \d+ of \d+ checks agreed, 6 differed \(6 differences\)\n$/);
 }, 60_000);
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 it.each([
   ['no recording', ['--base-url', 'http://127.0.0.1:4010'], 'svc-emulator parity: which recording? svc-emulator parity DIR --base-url URL (DIR: a .har file or a directory of them)'],
@@ -326,4 +318,9 @@ it('an unreadable recording, an unreachable deployment and a refused admin token
     stdout: '',
     stderr: `svc-emulator parity: ${base} refused --admin-token on GET /_emulator/clock (401): give the token the emulator was started with\n`,
   });
+
+  const unwritable = join(tmpdir(), 'svc-parity-no-such-dir', 'parity.json');
+  const run = await parityCli([recorded, '--base-url', base, '--json', unwritable]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(new RegExp(`^svc-emulator parity: cannot write ${unwritable}: ENOENT[^\n]*\n$`));
 }, 30_000);

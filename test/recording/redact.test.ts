@@ -65,3 +65,23 @@ it('leaves no secret in the recorded address or its decoded query, however deep 
   expect(entry.request.queryString[1]?.value).toBe('5');
   expect(entry._svcEmulator?.redacted).toEqual(['secret']);
 });
+
+it('a curl line of the proxy or the suite carries no credential: key, signature, nonce, cookie, token in the address or the body', async () => {
+  const { curlOf } = await import('../../src/conformance/client.ts');
+  const line = curlOf('https://api.example.com', {
+    method: 'POST',
+    path: `/v1/tasks?token=${SECRET}`,
+    status: 200,
+    headers: new Headers(),
+    text: '',
+    json: undefined,
+    requestId: null,
+    events: [],
+    requestHeaders: { authorization: `Bearer sk-${SECRET}`, 'x-svc-signature': SECRET, 'x-svc-nonce': SECRET, cookie: `s=${SECRET}`, 'content-type': 'application/json' },
+    requestBody: JSON.stringify({ webhook_url: `https://h.example/hook?token=${SECRET}`, metadata: { secret: `whsec_${SECRET}` } }),
+  });
+  expect(line).not.toContain(SECRET);
+  expect(line).toContain("-H 'authorization: Bearer sk-REDACTED'");
+  expect(line).toContain("-H 'x-svc-signature: [redacted]'");
+  expect(line).toContain("-H 'content-type: application/json'");
+});
