@@ -7,17 +7,20 @@ import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 
 // The package as users get it: `npm pack`, installed into an empty folder without dev dependencies, then
-// `npx svc-emulator start` and `npx svc-emulator conformance` with no TypeScript toolchain at run time.
+// `npx svc-emulator start`, `conformance`, and `proxy --record`, `import-recording` and `parity`, with no
+// TypeScript toolchain at run time.
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
 let emulator: ChildProcess | undefined;
+let proxy: ChildProcess | undefined;
 afterAll(async () => {
   // npx runs the command under a shell: the whole process group goes, or the emulator outlives the test.
-  if (emulator?.pid !== undefined) {
+  for (const child of [emulator, proxy]) {
+    if (child?.pid === undefined) continue;
     try {
-      process.kill(-emulator.pid, 'SIGKILL');
+      process.kill(-child.pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
@@ -25,7 +28,7 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-it('installs from npm pack into an empty folder and runs start and conformance without dev dependencies', async () => {
+it('installs from npm pack into an empty folder and runs start, conformance, proxy --record, import-recording and parity without dev dependencies', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pack-'));
   dirs.push(dir);
   // Packed from a copy, so the build's dist/ never appears under the checkout other tests run from.
@@ -57,4 +60,30 @@ it('installs from npm pack into an empty folder and runs start and conformance w
   });
   const { stdout } = await run('npx', ['svc-emulator', 'conformance', '--base-url', base, '--api-key', 'sk-emulator-demo', '--admin-url', base, '--admin-token', 'adm', '--budget', '100000'], { cwd: app });
   expect(stdout).toMatch(/^\d+ passed, 0 failed, 0 skipped$/m);
+
+  const recorded = join(dir, 'recorded');
+  proxy = spawn('npx', ['svc-emulator', 'proxy', '--upstream', base, '--port', '0', '--record', recorded], { cwd: app, detached: true });
+  let proxyOut = '';
+  const proxyBase = await new Promise<string>((resolve, reject) => {
+    proxy?.stdout?.on('data', (chunk: Buffer) => {
+      proxyOut += chunk.toString();
+      const match = /proxy listening on (http:\/\/\S+)/.exec(proxyOut);
+      if (match?.[1]) resolve(match[1]);
+    });
+    proxy?.once('exit', (code) => reject(new Error(`proxy exited ${code}: ${proxyOut}`)));
+  });
+  const headers = { Authorization: 'Bearer sk-emulator-demo', 'Content-Type': 'application/json' };
+  expect((await fetch(`${proxyBase}/v1/models`, { headers })).status).toBe(200);
+  const chat = await fetch(`${proxyBase}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'svc-text-lite', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }) });
+  expect(chat.status).toBe(200);
+  await chat.arrayBuffer();
+  // 'close': the output of the whole group has ended, the proxy's last lines included (npx may exit first).
+  const stopped = new Promise((resolve) => proxy?.once('close', resolve));
+  process.kill(-(proxy.pid ?? 0), 'SIGTERM');
+  await stopped;
+  expect(proxyOut).toMatch(/^proxy stopped: 2 exchanges checked, 0 deviations$/m);
+  const imported = await run('npx', ['svc-emulator', 'import-recording', recorded], { cwd: app });
+  expect(imported.stdout).toContain('imported 1 text call');
+  const parity = await run('npx', ['svc-emulator', 'parity', recorded, '--base-url', base, '--admin-token', 'adm'], { cwd: app });
+  expect(parity.stdout).toMatch(/^parity 100 %: (\d+) of \1 checks agreed, 0 differed/m);
 }, 180_000);
