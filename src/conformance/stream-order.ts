@@ -1,7 +1,10 @@
+// fingerprint.ts, not the text index: the index brings the emulator's engine (keys, billing, scenarios) along.
+import { textFormatOf } from '../text/fingerprint.ts';
+import type { TextFormat } from '../text/index.ts';
 import type { AnswerDeviation } from './answers.ts';
 
 /** The three text formats, each with its own event order. */
-export type StreamFormat = 'chat' | 'responses' | 'messages';
+export type StreamFormat = TextFormat['name'];
 
 /** A parsed server-sent event. */
 export interface StreamEvent {
@@ -49,10 +52,8 @@ export const MID_STREAM_ERROR_CODES = ['service_unavailable', 'content_rejected'
 /** The stop reasons of a message that sent no stop sequences. @see reference "Streaming" (Messages-style) */
 export const MESSAGE_STOP_REASONS = ['end_turn', 'max_tokens'];
 
-const TEXT_PATHS: Record<string, StreamFormat> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages' };
-
 /** The format of a text endpoint's path (a query is ignored), or null for any other path. */
-export const streamFormatOf = (path: string): StreamFormat | null => TEXT_PATHS[path.split('?')[0] ?? ''] ?? null;
+export const streamFormatOf = (path: string): StreamFormat | null => textFormatOf(path)?.name ?? null;
 
 /** What a request body says about its stream; nothing when the body cannot be read. */
 export function streamRequestOf(format: StreamFormat, requestBody: string | undefined): StreamRequest {

@@ -1,4 +1,4 @@
-import { recordedTaskScenario, recordedTextScenario } from '../recording/import.ts';
+import { recordedTaskScenario, recordedTextScenario } from '../recording/scenario-file.ts';
 import { curlOf } from '../conformance/client.ts';
 import { machineNow } from '../clock/index.ts';
 import type { HarEntry, Recording } from '../recording/index.ts';
