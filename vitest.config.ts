@@ -6,6 +6,9 @@ export default defineConfig({
     // The examples import the package by name, as an integrator's project does.
     alias: {
       'svc-emulator/conformance': fileURLToPath(new URL('./src/conformance/index.ts', import.meta.url)),
+      'svc-emulator/proxy': fileURLToPath(new URL('./src/proxy/index.ts', import.meta.url)),
+      'svc-emulator/recording': fileURLToPath(new URL('./src/recording/index.ts', import.meta.url)),
+      'svc-emulator/parity': fileURLToPath(new URL('./src/parity/index.ts', import.meta.url)),
       'svc-emulator': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

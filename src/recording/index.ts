@@ -8,3 +8,5 @@ export { harEntry } from './entry.ts';
 export type { RecordedEntry } from './entry.ts';
 export { contentRoute, isSecretHeader, redactBody, redactHeaders, redactSecrets, redactSse, redactTaskInput, redactTaskSubmit, redactTaskView, redactTextJson, REDACTED, xOut } from './redact.ts';
 export type { BodyToRedact, ContentRoute, Redaction } from './redact.ts';
+export { importTasks, importTextCalls, scenarioFileText } from './import.ts';
+export type { Imported, ScenarioEntry, Skipped } from './import.ts';

@@ -48,6 +48,9 @@ it('installs from npm pack into an empty folder and runs start, conformance, pro
   expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'openapi', 'fixtures', 'scenarios']));
   expect(shipped).not.toContain('src');
 
+  const entries = "const [p, r, x] = await Promise.all([import('svc-emulator/parity'), import('svc-emulator/recording'), import('svc-emulator/proxy')]); console.log(typeof p.runParity, typeof r.readRecording, typeof x.createProxy);";
+  expect((await run('node', ['--input-type=module', '-e', entries], { cwd: app })).stdout).toBe('function function function\n');
+
   emulator = spawn('npx', ['svc-emulator', 'start', '--memory', '--port', '0', '--clock', 'manual', '--admin-token', 'adm', '--allow-insecure-webhooks'], { cwd: app, detached: true });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
