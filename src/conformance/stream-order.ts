@@ -2,6 +2,7 @@
 import { textFormatOf } from '../text/fingerprint.ts';
 import type { TextFormat } from '../text/index.ts';
 import type { AnswerDeviation } from './answers.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 /** The three text formats, each with its own event order. */
 export type StreamFormat = TextFormat['name'];
@@ -58,8 +59,8 @@ export const streamFormatOf = (path: string): StreamFormat | null => textFormatO
 /** What a request body says about its stream; nothing when the body cannot be read. */
 export function streamRequestOf(format: StreamFormat, requestBody: string | undefined): StreamRequest {
   const body = parse(requestBody ?? '');
-  if (!isObject(body)) return {};
-  if (format === 'chat') return { includeUsage: isObject(body['stream_options']) && body['stream_options']['include_usage'] === true };
+  if (!isPlainObject(body)) return {};
+  if (format === 'chat') return { includeUsage: isPlainObject(body['stream_options']) && body['stream_options']['include_usage'] === true };
   if (format === 'messages') return { stopSequences: Array.isArray(body['stop_sequences']) && body['stop_sequences'].length > 0 };
   return {};
 }
@@ -83,7 +84,7 @@ export function streamError(format: StreamFormat, events: StreamEvent[]): unknow
   if (format === 'chat') {
     if (events.at(-1)?.data !== '[DONE]') return null;
     const body = parse(events.at(-2)?.data ?? '');
-    return isObject(body) && 'error' in body ? body : null;
+    return isPlainObject(body) && 'error' in body ? body : null;
   }
   const last = events.at(-1);
   return last?.event === 'error' ? (parse(last.data) ?? last.data) : null;
@@ -99,7 +100,7 @@ function chatProblem(events: StreamEvent[], request: StreamRequest): Problem | n
   for (const [i, e] of events.slice(0, -1).entries()) {
     if (e.data === '[DONE]') return { message: 'data: [DONE] only once, at the end', expected: 'one [DONE], last', actual: `[DONE] at event ${i}` };
     const chunk = parse(e.data);
-    if (!isObject(chunk)) return { message: `event ${i} is a JSON object`, expected: 'a JSON object', actual: e.data.slice(0, 200) };
+    if (!isPlainObject(chunk)) return { message: `event ${i} is a JSON object`, expected: 'a JSON object', actual: e.data.slice(0, 200) };
     chunks.push(chunk);
   }
   const error = streamError('chat', events);
@@ -136,15 +137,15 @@ function namedProblem(format: 'responses' | 'messages', events: StreamEvent[], r
   if (format === 'responses') {
     const sequence = events.map((e) => {
       const data = parse(e.data);
-      return isObject(data) ? data['sequence_number'] : undefined;
+      return isPlainObject(data) ? data['sequence_number'] : undefined;
     });
     if (!sequence.every((n, i) => n === i)) return { message: 'sequence_number 0, 1, 2, …', expected: 'in order', actual: sequence };
   }
   if (error !== null) return errorCodeProblem(error);
   if (format === 'messages') {
     const data = parse(events[names.indexOf('message_delta')]?.data ?? '');
-    const delta = isObject(data) ? data['delta'] : undefined;
-    const reason = isObject(delta) ? delta['stop_reason'] : undefined;
+    const delta = isPlainObject(data) ? data['delta'] : undefined;
+    const reason = isPlainObject(delta) ? delta['stop_reason'] : undefined;
     const reasons = request.stopSequences !== false ? [...MESSAGE_STOP_REASONS, 'stop_sequence'] : MESSAGE_STOP_REASONS;
     if (typeof reason !== 'string' || !reasons.includes(reason)) return { message: 'message_delta has stop_reason', expected: reasons.join('|'), actual: delta };
   }
@@ -175,7 +176,7 @@ function orderProblem(names: string[], order: string[], errorEnds: boolean): Pro
 
 /** A mid-stream error carries the format's error body, with one of the codes the reference names for it. */
 function errorCodeProblem(error: unknown): Problem | null {
-  const inner = isObject(error) && isObject(error['error']) ? error['error'] : null;
+  const inner = isPlainObject(error) && isPlainObject(error['error']) ? error['error'] : null;
   const code = inner ? (inner['code'] ?? inner['type']) : undefined;
   if (typeof code === 'string' && MID_STREAM_ERROR_CODES.includes(code)) return null;
   return { message: 'a mid-stream error has the error body of the format and a documented code', expected: MID_STREAM_ERROR_CODES.join('|'), actual: inner ? code : error };
@@ -189,4 +190,3 @@ function parse(text: string): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,5 @@
 import { ID_VALUE, maskOf } from './masks.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 /** Path segments that name one resource after these collection names (and any in one of the id forms). */
 const COLLECTIONS = new Set(['tasks', 'models', 'files', 'records', 'deliveries']);
@@ -11,7 +12,6 @@ export function endpointOf(method: string, path: string): string {
 }
 
 const escaped = (text: string): string => text.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&');
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What the recording called one thing and the replay another: task ids from submissions, file ids and file
@@ -26,9 +26,9 @@ export class IdMap {
   learn(recorded: unknown, replayed: unknown): void {
     // A list's items pair by position only: a deployment that holds other tasks shifts them, and a task made before
     // the recording has no counterpart at all. Ids are learned where they are made (a submission, an upload).
-    if (isObject(recorded) && recorded['object'] === 'list') return;
+    if (isPlainObject(recorded) && recorded['object'] === 'list') return;
     const walk = (path: (string | number)[], rec: unknown, rep: unknown, parent: Record<string, unknown> | undefined): void => {
-      if (isObject(rec) && isObject(rep)) {
+      if (isPlainObject(rec) && isPlainObject(rep)) {
         for (const key of Object.keys(rec)) if (key in rep) walk([...path, key], rec[key], rep[key], rec);
       } else if (Array.isArray(rec) && Array.isArray(rep)) {
         for (let i = 0; i < Math.min(rec.length, rep.length); i++) walk([...path, i], rec[i], rep[i], undefined);

@@ -1,5 +1,6 @@
 import { maskOf } from './masks.ts';
 import type { Finding, CheckId } from './types.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 type Segment = string | number;
 
@@ -20,7 +21,6 @@ export interface JsonDiff {
 }
 
 const typeName = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const show = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value));
 
 export function pathText(root: string, path: readonly Segment[]): string {
@@ -39,7 +39,7 @@ export function diffJson(recorded: unknown, replayed: unknown, options: DiffOpti
   const walk = (path: Segment[], rec: unknown, rep: unknown, parent: Record<string, unknown> | undefined): void => {
     const [recType, repType] = [typeName(rec), typeName(rep)];
     if (recType !== repType) return shape(path, recType, repType, `is ${article(recType)} in the recording and ${article(repType)} in the replay`);
-    if (isObject(rec) && isObject(rep)) {
+    if (isPlainObject(rec) && isPlainObject(rep)) {
       for (const key of Object.keys(rec)) {
         if (!(key in rep)) shape([...path, key], typeName(rec[key]), 'missing', 'is in the recording and missing from the replay');
         else walk([...path, key], rec[key], rep[key], rec);

@@ -1,6 +1,7 @@
 import { diffJson } from './json-diff.ts';
 import type { DiffOptions } from './json-diff.ts';
 import type { CheckOutcome, Finding } from './types.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 interface SseEvent {
   event: string | null;
@@ -13,7 +14,6 @@ interface Named {
   data: unknown;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parsed(data: string): unknown {
   try {
@@ -32,12 +32,12 @@ export function eventName(event: SseEvent): string {
   if (event.event !== null && event.event !== '' && event.event !== 'message') return event.event;
   if (event.data.trim() === '[DONE]') return '[DONE]';
   const data = parsed(event.data);
-  if (!isObject(data)) return 'data';
+  if (!isPlainObject(data)) return 'data';
   if (typeof data['type'] === 'string') return data['type'];
   if (data['error'] !== undefined) return 'error';
   if (typeof data['object'] !== 'string') return 'data';
-  const choice = Array.isArray(data['choices']) && isObject(data['choices'][0]) ? data['choices'][0] : {};
-  const delta = isObject(choice['delta']) ? choice['delta'] : {};
+  const choice = Array.isArray(data['choices']) && isPlainObject(data['choices'][0]) ? data['choices'][0] : {};
+  const delta = isPlainObject(choice['delta']) ? choice['delta'] : {};
   const carries = [
     delta['role'] != null ? 'role' : null,
     delta['content'] != null ? 'content' : null,

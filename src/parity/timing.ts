@@ -1,7 +1,7 @@
 import { parseSse } from '../conformance/client.ts';
 import type { HarEntry } from '../recording/index.ts';
+import { isPlainObject } from '../contract/index.ts';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A time in an answer, in ms: an ISO 8601 string, or a number of Unix seconds (`created` of a text call). */
 function asMs(value: unknown): number | null {
@@ -29,7 +29,7 @@ function latestShown(entry: HarEntry): number | null {
   let latest: number | null = null;
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk);
-    if (!isObject(value)) return;
+    if (!isPlainObject(value)) return;
     for (const [key, inner] of Object.entries(value)) {
       const ms = key === 'created' || (key.endsWith('_at') && key !== 'expires_at') ? asMs(inner) : null;
       if (ms !== null) latest = latest === null ? ms : Math.max(latest, ms);

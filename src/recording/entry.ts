@@ -4,6 +4,7 @@ import type { HarEntry, HarEntryExtra, HarNameValue, HarRequest, HarResponse } f
 import { harHeader } from './har.ts';
 import { contentRoute, redactBody, redactHeaders, redactSecrets } from './redact.ts';
 import type { ContentRoute, Redaction } from './redact.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 /** An exchange as a HAR entry, and the task it belongs to (the recorder makes its page). */
 export interface RecordedEntry {
@@ -30,7 +31,6 @@ function utf8(bytes: Buffer): string | null {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parseJson(text: string | null): unknown {
   if (text === null) return undefined;
@@ -44,7 +44,7 @@ function parseJson(text: string | null): unknown {
 /** The task an exchange submitted, read or canceled. */
 function taskOf(method: string, path: string, status: number, answer: unknown): RecordedEntry['task'] {
   const bare = path.split('?')[0] ?? '';
-  const ok = status >= 200 && status < 300 && isObject(answer);
+  const ok = status >= 200 && status < 300 && isPlainObject(answer);
   const model = ok && typeof answer['model'] === 'string' ? answer['model'] : null;
   if (method === 'POST' && bare === '/v1/tasks') return ok && typeof answer['id'] === 'string' ? { id: answer['id'], model, fromAnswer: true } : null;
   const match = TASK_PATH.exec(bare);

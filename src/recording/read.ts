@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HarEntry, HarEntryExtra, HarNameValue, HarPage } from './har.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 /** A recording as one list: every `.har` file of a directory (by name), or one file, entries in time order. */
 export interface Recording {
@@ -38,9 +39,9 @@ export function readRecording(path: string): Recording {
     } catch (err) {
       throw new RecordingError(`${file}: not JSON (${(err as Error).message})`);
     }
-    const log = isObject(har) && isObject(har['log']) ? har['log'] : null;
+    const log = isPlainObject(har) && isPlainObject(har['log']) ? har['log'] : null;
     if (log?.['version'] !== '1.2' || !Array.isArray(log['entries'])) throw new RecordingError(`${file}: not a HAR 1.2 log (log.version and log.entries)`);
-    if (Array.isArray(log['pages'])) pages.push(...log['pages'].filter(isObject).flatMap(pageOf));
+    if (Array.isArray(log['pages'])) pages.push(...log['pages'].filter(isPlainObject).flatMap(pageOf));
     log['entries'].forEach((entry: unknown, i: number) => entries.push(entryOf(entry, `${file}: log.entries[${i}]`)));
   }
   // Stable: entries of one instant keep their order within their file.
@@ -48,10 +49,9 @@ export function readRecording(path: string): Recording {
   return { files, pages, entries };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const number = (value: unknown, otherwise: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise);
 const nameValues = (value: unknown): HarNameValue[] =>
-  Array.isArray(value) ? value.filter(isObject).filter((h) => typeof h['name'] === 'string' && typeof h['value'] === 'string').map((h) => ({ name: h['name'] as string, value: h['value'] as string })) : [];
+  Array.isArray(value) ? value.filter(isPlainObject).filter((h) => typeof h['name'] === 'string' && typeof h['value'] === 'string').map((h) => ({ name: h['name'] as string, value: h['value'] as string })) : [];
 
 /**
  * An entry as the commands read it: what they cannot do without (a time, a method and address, a status) must be
@@ -63,15 +63,15 @@ function entryOf(value: unknown, where: string): HarEntry {
   const fail = (what: string): never => {
     throw new RecordingError(`${where}: ${what}`);
   };
-  if (!isObject(value)) return fail('not an object');
+  if (!isPlainObject(value)) return fail('not an object');
   const { request, response, timings } = value;
   if (typeof value['startedDateTime'] !== 'string' || Number.isNaN(Date.parse(value['startedDateTime']))) fail('startedDateTime is not an ISO 8601 time');
-  if (!isObject(request) || typeof request['method'] !== 'string' || typeof request['url'] !== 'string') return fail('request.method and request.url are not strings');
-  if (!isObject(response) || !Number.isInteger(response['status'])) return fail('response.status is not a number');
-  const content = isObject(response['content']) ? response['content'] : {};
-  const postData = isObject(request['postData']) && typeof request['postData']['text'] === 'string' ? request['postData'] : undefined;
-  const time = isObject(timings) ? timings : {};
-  const extra = isObject(value['_svcEmulator']) ? extraOf(value['_svcEmulator']) : undefined;
+  if (!isPlainObject(request) || typeof request['method'] !== 'string' || typeof request['url'] !== 'string') return fail('request.method and request.url are not strings');
+  if (!isPlainObject(response) || !Number.isInteger(response['status'])) return fail('response.status is not a number');
+  const content = isPlainObject(response['content']) ? response['content'] : {};
+  const postData = isPlainObject(request['postData']) && typeof request['postData']['text'] === 'string' ? request['postData'] : undefined;
+  const time = isPlainObject(timings) ? timings : {};
+  const extra = isPlainObject(value['_svcEmulator']) ? extraOf(value['_svcEmulator']) : undefined;
   return {
     ...(typeof value['pageref'] === 'string' ? { pageref: value['pageref'] } : {}),
     startedDateTime: value['startedDateTime'] as string,
@@ -116,7 +116,7 @@ function entryOf(value: unknown, where: string): HarEntry {
 /** A page that names a task (the recorder's), or none. */
 function pageOf(raw: Record<string, unknown>): HarPage[] {
   if (typeof raw['id'] !== 'string') return [];
-  const model = isObject(raw['_svcEmulator']) ? raw['_svcEmulator']['model'] : undefined;
+  const model = isPlainObject(raw['_svcEmulator']) ? raw['_svcEmulator']['model'] : undefined;
   return [
     {
       startedDateTime: typeof raw['startedDateTime'] === 'string' ? raw['startedDateTime'] : '',

@@ -1,5 +1,6 @@
 import { textFormatOf } from '../text/fingerprint.ts';
 import type { HarNameValue } from './har.ts';
+import { isPlainObject } from '../contract/index.ts';
 
 /**
  * What a recording leaves out, as pure functions over text, headers and parsed bodies. Two kinds:
@@ -102,11 +103,10 @@ export const xOut = (text: string): string => text.replace(/\S/gu, 'x');
 function xOutDeep(value: unknown): unknown {
   if (typeof value === 'string') return xOut(value);
   if (Array.isArray(value)) return value.map(xOutDeep);
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xOutDeep(v)]));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xOutDeep(v)]));
   return value;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A `data:` address's payload x-ed out, its media type kept (an inline image of a prompt). */
 const xOutDataUrl = (url: string): string => url.replace(/^(data:[^,]*,)(.*)$/s, (_, head: string, payload: string) => head + xOut(payload));
@@ -124,7 +124,7 @@ const TEXT_KEYS = new Set(['content', 'text', 'delta', 'arguments', 'partial_jso
 /** A text call's body (request or answer) or a stream event's data, with prompts and outputs x-ed out. */
 export function redactTextJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactTextJson);
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (typeof v === 'string') {
@@ -160,7 +160,7 @@ const SHAPE_KEYS = new Set(['mode', 'ratio', 'resolution', 'duration', 'quality'
 
 /** A task's `input` (or `params`) with its model's free text x-ed out. */
 export function redactTaskInput(model: unknown, input: unknown): unknown {
-  if (!isObject(input)) return input;
+  if (!isPlainObject(input)) return input;
   const known = typeof model === 'string' ? FREE_TEXT[model] : undefined;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(input)) {
@@ -172,7 +172,7 @@ export function redactTaskInput(model: unknown, input: unknown): unknown {
 
 /** A task submission: `input`/`params` per its model; `webhook_url` and `metadata` are not content. */
 export function redactTaskSubmit(body: unknown): unknown {
-  if (!isObject(body)) return body;
+  if (!isPlainObject(body)) return body;
   const out = { ...body };
   for (const key of ['input', 'params']) if (key in out) out[key] = redactTaskInput(body['model'], out[key]);
   return out;
@@ -180,18 +180,18 @@ export function redactTaskSubmit(body: unknown): unknown {
 
 /** A task object, or a list of them: input free text and `output.text`; files, points and errors stay. */
 export function redactTaskView(body: unknown): unknown {
-  if (!isObject(body)) return body;
+  if (!isPlainObject(body)) return body;
   if (body['object'] === 'list' && Array.isArray(body['data'])) return { ...body, data: body['data'].map(redactTaskView) };
   if (body['object'] !== 'task') return body;
   const out: Record<string, unknown> = { ...body, input: redactTaskInput(body['model'], body['input']) };
   const output = body['output'];
-  if (isObject(output) && typeof output['text'] === 'string') out['output'] = { ...output, text: xOut(output['text']) };
+  if (isPlainObject(output) && typeof output['text'] === 'string') out['output'] = { ...output, text: xOut(output['text']) };
   return out;
 }
 
 /** A file upload in JSON: the Base64 `content` is the file. */
 function redactUpload(body: unknown): unknown {
-  return isObject(body) && typeof body['content'] === 'string' ? { ...body, content: xOut(body['content']) } : body;
+  return isPlainObject(body) && typeof body['content'] === 'string' ? { ...body, content: xOut(body['content']) } : body;
 }
 
 /**
@@ -275,7 +275,7 @@ function mapJsonBody(text: string, mimeType: string, redact: (value: unknown) =>
 function redactSecretsDeep(value: unknown): unknown {
   if (typeof value === 'string') return redactSecrets(value).text;
   if (Array.isArray(value)) return value.map(redactSecretsDeep);
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k).text, redactSecretsDeep(v)]));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k).text, redactSecretsDeep(v)]));
   return value;
 }
 
