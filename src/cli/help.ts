@@ -96,8 +96,9 @@ that cannot be reached.
   --api-key KEY      the key, sent where the recording had one (default: the emulator's demo key)
   --admin-token T    the emulator's control API token: its clock is moved by the recorded time between
                      exchanges, so each task is polled at the age it had when recorded
-  --scenarios MODE   recorded: submit each task with X-Emulator-Scenario: recorded-<task id> where the emulator
-                     has that scenario (needs --admin-token); none (default): as recorded
+  --scenarios MODE   recorded: name the scenario import-recording made of each task (recorded-<task id>) and
+                     text call (recorded-text-<fingerprint>) with X-Emulator-Scenario, where the emulator has it
+                     (needs --admin-token); none (default): as recorded
   --json FILE        write the report as JSON
   --junit FILE       write the report as JUnit XML (a testsuite per endpoint, a testcase per check)
 `;
