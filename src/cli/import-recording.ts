@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Imported } from '../recording/import.ts';
+import { ensureFolder } from '../recording/folder.ts';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { IMPORT_RECORDING_HELP } from './help.ts';
 
@@ -92,7 +93,7 @@ export async function importRecording(options: ImportRecordingOptions): Promise<
   }
   if (files.length > 0) {
     try {
-      mkdirSync(options.out, { recursive: true });
+      ensureFolder(options.out);
       for (const file of files) writeFileSync(join(options.out, file.name), file.text);
     } catch (err) {
       throw new UsageError(`svc-emulator import-recording: --out ${options.out}: ${(err as Error).message}`);

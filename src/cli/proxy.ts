@@ -54,7 +54,12 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   const { createRecorder } = await import('../recording/index.ts');
   const { machineNow } = await import('../clock/index.ts');
   const startedMs = machineNow();
-  const recorder = options.record === null ? null : createRecorder({ dir: options.record, keepContent: options.keepContent, upstream: options.upstream });
+  let recorder: ReturnType<typeof createRecorder> | null = null;
+  try {
+    if (options.record !== null) recorder = createRecorder({ dir: options.record, keepContent: options.keepContent, upstream: options.upstream });
+  } catch (err) {
+    throw new UsageError(`svc-emulator proxy: --record ${options.record ?? ''}: cannot write there (${(err as Error).message})`);
+  }
   const server = createProxy({ upstream: options.upstream, ...(recorder ? { onExchange: recorder.onExchange } : {}) });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);

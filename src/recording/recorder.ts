@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { compactTime, machineNow } from '../clock/index.ts';
 import type { EndedExchange } from '../proxy/exchange.ts';
 import { VERSION } from '../version.ts';
 import { harEntry } from './entry.ts';
+import { ensureFolder } from './folder.ts';
 import type { RecordedEntry } from './entry.ts';
 import type { Har, HarPage } from './har.ts';
 
@@ -53,7 +53,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const delay = options.writeDelayMs ?? 250;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const stamp = compactTime(now());
-  mkdirSync(options.dir, { recursive: true });
+  ensureFolder(options.dir);
 
   const pending: Pending[] = [];
   const pages = new Map<string, { page: HarPage; startedMs: number }>();

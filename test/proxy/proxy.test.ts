@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -295,6 +295,16 @@ it('svc-emulator proxy: --keep-content without --record is a usage error', async
   const run = await runCommand(['proxy', '--upstream', 'http://127.0.0.1:9', '--keep-content'], 25_000);
   expect(run.code).toBe(2);
   expect(run.stderr.split('\n')[0]).toBe('svc-emulator proxy: --keep-content goes with --record DIR');
+}, 30_000);
+
+it('svc-emulator proxy --record where nothing can be written: one line naming why, exit 2, before it listens', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-'));
+  const file = join(dir, 'a-file');
+  writeFileSync(file, '');
+  const run = await runCommand(['proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--record', join(file, 'recorded')], 25_000);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toBe(`svc-emulator proxy: --record ${join(file, 'recorded')}: cannot write there (ENOTDIR: not a directory, mkdir '${join(file, 'recorded')}')\n`);
 }, 30_000);
 
 it('svc-emulator proxy without --upstream says so in one line and exits 2', async () => {
