@@ -1,3 +1,3 @@
-export { createRandom } from './source.ts';
+export { createRandom, pick } from './source.ts';
 export type { Random } from './source.ts';
 export * as ids from './ids.ts';

@@ -13,6 +13,9 @@ export interface Random {
   int(max: number): number;
 }
 
+/** One item of a list, drawn from `random` (the list must not be empty). */
+export const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
+
 export function createRandom(seed?: string): Random {
   const next = seed === undefined ? cryptoBytes : seededBytes(seed);
   const api: Random = {

@@ -1,4 +1,4 @@
-import { createRandom } from '../random/index.ts';
+import { createRandom, pick } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 
 /**
@@ -73,7 +73,6 @@ function noteId(value: unknown, random: Random): string {
 const userId = noteId;
 
 const hex = (random: Random, length: number): string => random.string(length, '0123456789abcdef');
-const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
 
 const TITLES = [
   'Weekend hike with a view worth every step',

@@ -1,4 +1,4 @@
-import { createRandom } from '../random/index.ts';
+import { createRandom, pick } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { sampleJson, VOCABULARY as V } from './json-sample.ts';
 import { countInputTokens, toPieces } from './tokens.ts';
@@ -109,7 +109,6 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   return { pieces, finish: 'stop', stopSequence: null, toolCall: null, inputTokens };
 }
 
-const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
 
 /** Words too common to be a prompt's topic: function words and what prompts ask (explain, write, list, …). */
 const COMMON = new Set(
