@@ -64,8 +64,15 @@ export function formatDeviations(exchange: Exchange): AnswerDeviation[] {
   return found;
 }
 
-/** The HTTP status the reference lists for an error code, or undefined for a code it does not list. */
+/**
+ * Codes the reference names without an HTTP status: `service_unavailable` is a task failure reason and a
+ * mid-stream error code only, so the catalog's 503 for it is the emulator's choice, not the service's.
+ */
+const STATUS_NOT_SHOWN = new Set(['service_unavailable']);
+
+/** The HTTP status the reference's "Codes" table gives an error code, or undefined for a code it gives none. */
 function documentedStatus(code: string): number | undefined {
+  if (STATUS_NOT_SHOWN.has(code)) return undefined;
   const entry = (ERROR_CATALOG as Record<string, { status: number; emulatorDefined?: true }>)[code];
   return entry && !entry.emulatorDefined ? entry.status : undefined;
 }

@@ -19,6 +19,12 @@ export interface StreamRequest {
   includeUsage?: boolean;
   /** Messages: `stop_sequences` were sent, so the stream may stop on one (and say so) before any text. */
   stopSequences?: boolean;
+  /**
+   * True: the answer may have no text at all, so no content delta in any format (a model may end before its first
+   * token; the emulator's `text: ''` and a recorded `chunks: []` do). The proxy sees any answer; the suite, which
+   * asks for text, leaves it out: then only a Messages stream that sent stop sequences may be empty.
+   */
+  emptyAllowed?: boolean;
 }
 
 /** The check each format's order belongs to, in the suite and in the proxy. */
@@ -130,8 +136,9 @@ function chatProblem(events: StreamEvent[], request: StreamRequest): Problem | n
 function namedProblem(format: 'responses' | 'messages', events: StreamEvent[], request: StreamRequest): Problem | null {
   const names = events.map((e) => e.event ?? '');
   const error = streamError(format, events);
-  // Text may be empty only where a stop sequence can end it before it starts.
-  const order = format === 'messages' && request.stopSequences !== false ? EVENT_ORDER.messages.map((n) => n.replace(/\*$/, '?*')) : EVENT_ORDER[format];
+  // Text may be empty where the caller allows it, or where a stop sequence can end it before it starts.
+  const empty = request.emptyAllowed === true || (format === 'messages' && request.stopSequences !== false);
+  const order = empty ? EVENT_ORDER[format].map((n) => n.replace(/\*$/, '?*')) : EVENT_ORDER[format];
   const broken = orderProblem(names, order, error !== null);
   if (broken) return broken;
   if (format === 'responses') {

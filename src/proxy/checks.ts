@@ -33,7 +33,8 @@ export function answerDeviations(contract: ResponseContract, exchange: Exchange,
   if (!complete) return found.filter((d) => d.check !== 'wire.schema.response');
   const format = streamFormatOf(exchange.path);
   const streamed = format !== null && exchange.status >= 200 && exchange.status < 300 && (exchange.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  const order = streamed ? streamOrderProblems(format, exchange.events, streamRequestOf(format, exchange.requestBody)) : [];
+  // Any answer passes through, an empty one included: a stream without a content delta keeps the order.
+  const order = streamed ? streamOrderProblems(format, exchange.events, { ...streamRequestOf(format, exchange.requestBody), emptyAllowed: true }) : [];
   return [...found, ...formatDeviations(exchange), ...order];
 }
 

@@ -35,6 +35,8 @@ interface Seen {
   points: TaskPoints | null;
   /** The server had read the task by then; an exchange that started later reads a later state. */
   readByMs: number;
+  /** The latest start of an exchange that read this state: it read the task after then. */
+  startedMs: number;
 }
 
 /** @see reference "States and transitions" */
@@ -65,19 +67,23 @@ export function createTaskRules(memory: TaskMemory = { finished: 5_000, live: 20
       const earlier = live.get(task.id) ?? finished.get(task.id);
       // Same id, another creation time: another task (an emulator reset re-issues ids).
       const prev = earlier?.createdAt === task.seen.createdAt ? earlier : undefined;
-      const now: Seen = { ...task.seen, readByMs: times?.firstByteMs ?? -Infinity };
+      const now: Seen = { ...task.seen, readByMs: times?.firstByteMs ?? -Infinity, startedMs: times?.startedMs ?? -Infinity };
       let kept = now;
       if (prev) {
         const later = times === undefined || times.startedMs >= prev.readByMs;
         if ((RANK[now.status] ?? 0) < (RANK[prev.status] ?? 0)) {
           if (later) found.push(wentBack(task.id, prev.status, now.status, isFinished(prev.status) ? prev.status : `${prev.status} or a later state`));
           kept = prev;
+        } else if ((RANK[now.status] ?? 0) > (RANK[prev.status] ?? 0)) {
+          // Checked in the order they end: an earlier state may come from an exchange that ended first but started
+          // after this one's answer began, so read the task after it.
+          if (times !== undefined && prev.startedMs >= times.firstByteMs) found.push(wentBack(task.id, now.status, prev.status, isFinished(now.status) ? now.status : `${now.status} or a later state`));
         } else if (isFinished(prev.status) && now.status !== prev.status) {
           // Two terminal states are never both a task's, whatever order they were read in.
           found.push(wentBack(task.id, prev.status, now.status, prev.status));
           kept = prev;
         } else if (now.status === prev.status) {
-          kept = isFinished(prev.status) ? prev : { ...now, readByMs: Math.max(prev.readByMs, now.readByMs) };
+          kept = isFinished(prev.status) ? prev : { ...now, readByMs: Math.max(prev.readByMs, now.readByMs), startedMs: Math.max(prev.startedMs, now.startedMs) };
         }
       }
       const problem = isFinished(now.status) ? pointsProblem(task.id, now, prev) : null;
@@ -89,14 +95,17 @@ export function createTaskRules(memory: TaskMemory = { finished: 5_000, live: 20
 }
 
 /** The tasks of a 200 answer of the task endpoints, with what the rules keep of each. */
-function tasksOf(exchange: Exchange): { id: string; seen: Omit<Seen, 'readByMs'> }[] {
+function tasksOf(exchange: Exchange): { id: string; seen: Omit<Seen, 'readByMs' | 'startedMs'> }[] {
   if (exchange.status !== 200) return [];
   const path = exchange.path.split('?')[0] ?? '';
   const body = exchange.json as { data?: unknown } | undefined;
   let items: unknown[] = [];
+  // An idempotent replay "returns the first task": the reference leaves open whether as it is now or as it was
+  // first answered (a replayed answer), so it says nothing of the task's order.
+  if (exchange.method === 'POST' && path === '/v1/tasks' && exchange.headers.get('idempotent-replayed') === 'true') return [];
   if (exchange.method === 'GET' && path === '/v1/tasks') items = Array.isArray(body?.data) ? body.data : [];
   else if ((exchange.method === 'POST' && (path === '/v1/tasks' || /^\/v1\/tasks\/[^/]+\/cancel$/.test(path))) || (exchange.method === 'GET' && /^\/v1\/tasks\/[^/]+$/.test(path))) items = [body];
-  const tasks: { id: string; seen: Omit<Seen, 'readByMs'> }[] = [];
+  const tasks: { id: string; seen: Omit<Seen, 'readByMs' | 'startedMs'> }[] = [];
   for (const item of items) {
     const task = item as { id?: unknown; status?: unknown; created_at?: unknown; points?: Partial<Record<keyof TaskPoints, unknown>> } | null | undefined;
     // What is not a task of a known status is the schema check's to report.

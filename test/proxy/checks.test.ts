@@ -407,3 +407,40 @@ it('the shared event order is the one openapi/service.yaml documents', () => {
   expect(order('/v1/responses')).toEqual(EVENT_ORDER.responses);
   expect(order('/v1/messages')).toEqual(EVENT_ORDER.messages);
 });
+
+it('in front of the emulator: a stream with no content delta, in each format, keeps the order', async () => {
+  // A model may end before its first token; a recorded empty answer replays as one.
+  await control('/_emulator/scenarios', { scenarios: [{ name: 'empty-answer', outcome: 'succeeded', text: { chunks: [] } }] });
+  const { proxy, url, lines } = await startProxy(direct);
+  const deltas: number[] = [];
+  for (const [path, body] of Object.values(STREAMS)) {
+    const res = await api(url, 'POST', path, body, { 'X-Emulator-Scenario': 'empty-answer' });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    deltas.push([...text.matchAll(/"content":"[^"]|response\.output_text\.delta|content_block_delta/g)].length);
+  }
+  expect(deltas).toEqual([0, 0, 0]);
+  await proxy.settled();
+  expect(proxy.deviations()).toEqual([]);
+  expect(lines).toEqual([]);
+}, 30_000);
+
+it('does not hold service_unavailable, for which the reference gives no HTTP status, to the emulator\'s 503', async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': REQUEST_ID });
+    res.end(JSON.stringify({ error: { code: req.url === '/v1/tasks/T261123090000UNAV01' ? 'service_unavailable' : 'not_found', message: 'down', request_id: REQUEST_ID } }));
+  });
+  running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  const upstream = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  const { proxy, url } = await startProxy(upstream);
+  for (const id of ['T261123090000UNAV01', 'T261123090000NOTF01']) await (await api(url, 'GET', `/v1/tasks/${id}`)).arrayBuffer();
+  await proxy.settled();
+  const found = proxy.deviations().filter((d) => d.check.startsWith('wire.error-code') || d.check === 'wire.status.no-5xx');
+  // A 5xx is a deviation of its own either way; only not_found has a documented status (404) to miss.
+  expect(found.map((d) => `${d.check} ${d.path}`)).toEqual([
+    'wire.status.no-5xx /v1/tasks/T261123090000UNAV01',
+    'wire.status.no-5xx /v1/tasks/T261123090000NOTF01',
+    'wire.error-code.status /v1/tasks/T261123090000NOTF01',
+  ]);
+});
