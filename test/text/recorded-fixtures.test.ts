@@ -183,6 +183,7 @@ it.each([
   ['a text_request that is not a fingerprint', { match: { text_request: 'sha256:abc' } }, 'scenarios[0].match.text_request'],
   ['both text and chunks', { text: { text: 'hi', chunks: ['hi'] } }, 'scenarios[0].text'],
   ['an unknown finish', { text: { chunks: ['hi'], finish: 'tool_calls' } }, 'scenarios[0].text.finish'],
+  ['a finish without chunks', { text: { finish: 'length' } }, 'scenarios[0].text'],
   ['a chunk that is not a string', { text: { chunks: ['hi', 3] } }, 'scenarios[0].text.chunks[1]'],
 ])('refuses a scenario with %s, naming the field', async (_name, fields, field) => {
   const res = await admin<{ error: { code: string; details: { field: string; message: string }[] } }>('POST', '/_emulator/scenarios', {
