@@ -9,14 +9,17 @@ import { parseJson } from './recorded-content.ts';
  * scenario replays, how it ended and its usage; or why it cannot be replayed (an error, a tool call, unreadable).
  */
 
-/** The Scenario schema's limits on a recorded answer's chunks and on each chunk (openapi/admin.yaml). */
+/** The Scenario schema's limits on a recorded answer's chunks, on each chunk and on its stop sequence (openapi/admin.yaml). */
 const MAX_CHUNKS = 100_000;
 const MAX_CHUNK_LENGTH = 100_000;
+const MAX_STOP_SEQUENCE_LENGTH = 100_000;
 
 /** A recorded text answer as the scenario replays it. */
 export interface Answer {
   chunks: string[];
-  finish: 'stop' | 'length';
+  finish: 'stop' | 'length' | 'stop_sequence';
+  /** With finish `stop_sequence`: the sequence that ended it. */
+  stopSequence?: string;
   inputTokens?: number;
   outputTokens?: number;
   streamed: boolean;
@@ -48,6 +51,11 @@ function wordsOf(text: string): string[] {
 
 type Read = Omit<Answer, 'streamed'> | string;
 
+/** How an answer ended, as a scenario's `finish` and `stop_sequence` replay it. */
+type Ending = Pick<Answer, 'finish' | 'stopSequence'>;
+const STOP: Ending = { finish: 'stop' };
+const LENGTH: Ending = { finish: 'length' };
+
 /** What a non-streamed answer says: its text, how it ended, its usage. */
 function readBody(format: 'chat' | 'responses' | 'messages', body: unknown): Read {
   if (!isPlainObject(body)) return 'unreadable answer (not JSON)';
@@ -58,7 +66,7 @@ function readBody(format: 'chat' | 'responses' | 'messages', body: unknown): Rea
     const message = isPlainObject(choice['message']) ? choice['message'] : {};
     if (Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0) return 'tool call';
     if (typeof message['content'] !== 'string') return 'unreadable answer (no message content)';
-    return withUsage([message['content']], choice['finish_reason'] === 'length', tokens('prompt_tokens'), tokens('completion_tokens'));
+    return withUsage([message['content']], choice['finish_reason'] === 'length' ? LENGTH : STOP, tokens('prompt_tokens'), tokens('completion_tokens'));
   }
   if (format === 'responses') {
     const items = Array.isArray(body['output']) ? body['output'].filter(isPlainObject) : [];
@@ -67,17 +75,30 @@ function readBody(format: 'chat' | 'responses' | 'messages', body: unknown): Rea
     const texts = items.flatMap((item) => (Array.isArray(item['content']) ? item['content'].filter(isPlainObject) : []))
       .filter((part) => part['type'] === 'output_text' && typeof part['text'] === 'string')
       .map((part) => part['text'] as string);
-    return withUsage(texts, body['status'] === 'incomplete', tokens('input_tokens'), tokens('output_tokens'));
+    return withUsage(texts, body['status'] === 'incomplete' ? LENGTH : STOP, tokens('input_tokens'), tokens('output_tokens'));
   }
   const blocks = Array.isArray(body['content']) ? body['content'].filter(isPlainObject) : [];
   if (blocks.some((block) => block['type'] === 'tool_use')) return 'tool call';
   const texts = blocks.filter((block) => block['type'] === 'text' && typeof block['text'] === 'string').map((block) => block['text'] as string);
-  return withUsage(texts, body['stop_reason'] === 'max_tokens', tokens('input_tokens'), tokens('output_tokens'));
+  return withUsage(texts, messagesEnding(body), tokens('input_tokens'), tokens('output_tokens'));
 }
 
-const withUsage = (chunks: string[], length: boolean, inputTokens: number | undefined, outputTokens: number | undefined): Omit<Answer, 'streamed'> => ({
+/**
+ * How a Messages-style answer (or a stream's `message_delta`) ended: `max_tokens`, or a stop sequence with the
+ * sequence it names (one the Scenario schema takes: 1 to 100,000 characters; else read as a plain stop).
+ */
+function messagesEnding(ended: Record<string, unknown>): Ending {
+  if (ended['stop_reason'] === 'max_tokens') return LENGTH;
+  const sequence = ended['stop_sequence'];
+  if (ended['stop_reason'] === 'stop_sequence' && typeof sequence === 'string' && sequence !== '' && sequence.length <= MAX_STOP_SEQUENCE_LENGTH) {
+    return { finish: 'stop_sequence', stopSequence: sequence };
+  }
+  return STOP;
+}
+
+const withUsage = (chunks: string[], ending: Ending, inputTokens: number | undefined, outputTokens: number | undefined): Omit<Answer, 'streamed'> => ({
   chunks,
-  finish: length ? 'length' : 'stop',
+  ...ending,
   ...(inputTokens !== undefined ? { inputTokens } : {}),
   ...(outputTokens !== undefined ? { outputTokens } : {}),
 });
@@ -85,7 +106,7 @@ const withUsage = (chunks: string[], length: boolean, inputTokens: number | unde
 /** What a stream says: its content deltas in order, how it ended, its usage; an error event or a tool call ends the reading. */
 function readStream(format: 'chat' | 'responses' | 'messages', events: { event: string | null; data: string }[]): Read {
   const chunks: string[] = [];
-  let length = false;
+  let ending = STOP;
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
   const int = (value: unknown): number | undefined => (Number.isInteger(value) ? (value as number) : undefined);
@@ -100,7 +121,7 @@ function readStream(format: 'chat' | 'responses' | 'messages', events: { event: 
       const delta = isPlainObject(choice['delta']) ? choice['delta'] : {};
       if (Array.isArray(delta['tool_calls'])) return 'tool call';
       if (typeof delta['content'] === 'string') chunks.push(delta['content']);
-      if (choice['finish_reason'] === 'length') length = true;
+      if (choice['finish_reason'] === 'length') ending = LENGTH;
       if (isPlainObject(json['usage'])) {
         inputTokens = int(json['usage']['prompt_tokens']) ?? inputTokens;
         outputTokens = int(json['usage']['completion_tokens']) ?? outputTokens;
@@ -109,7 +130,7 @@ function readStream(format: 'chat' | 'responses' | 'messages', events: { event: 
       if (type === 'response.output_text.delta' && typeof json['delta'] === 'string') chunks.push(json['delta']);
       if (type === 'response.function_call_arguments.delta' || (isPlainObject(json['item']) && json['item']['type'] === 'function_call')) return 'tool call';
       if ((type === 'response.completed' || type === 'response.incomplete') && isPlainObject(json['response'])) {
-        length = type === 'response.incomplete';
+        ending = type === 'response.incomplete' ? LENGTH : STOP;
         const usage = isPlainObject(json['response']['usage']) ? json['response']['usage'] : {};
         inputTokens = int(usage['input_tokens']);
         outputTokens = int(usage['output_tokens']);
@@ -120,10 +141,10 @@ function readStream(format: 'chat' | 'responses' | 'messages', events: { event: 
       if (type === 'content_block_delta' && delta['type'] === 'text_delta' && typeof delta['text'] === 'string') chunks.push(delta['text']);
       if (type === 'message_start' && isPlainObject(json['message']) && isPlainObject(json['message']['usage'])) inputTokens = int(json['message']['usage']['input_tokens']);
       if (type === 'message_delta') {
-        length = delta['stop_reason'] === 'max_tokens';
+        ending = messagesEnding(delta);
         if (isPlainObject(json['usage'])) outputTokens = int(json['usage']['output_tokens']) ?? outputTokens;
       }
     }
   }
-  return withUsage(chunks, length, inputTokens, outputTokens);
+  return withUsage(chunks, ending, inputTokens, outputTokens);
 }

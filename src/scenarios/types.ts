@@ -33,7 +33,9 @@ export interface TextBehaviour {
   /** A recorded answer: exactly these pieces, one content delta each, never cut by a stop sequence or the maximum. */
   chunks?: string[];
   /** How a recorded answer (`chunks`) ended; absent: `stop`. */
-  finish?: 'stop' | 'length';
+  finish?: 'stop' | 'length' | 'stop_sequence';
+  /** The stop sequence that ended a recorded answer: given exactly when `finish` is `stop_sequence`. */
+  stop_sequence?: string;
 }
 
 export interface ScenarioMatch {

@@ -61,13 +61,14 @@ const DEFAULT_BEHAVIOUR: TextBehaviour = {
 
 /** What a scenario's `text` block changes in the answer. */
 function overridesOf(behaviour: TextBehaviour): GenerationOverrides {
-  const { text, output_tokens: outputTokens, input_tokens: inputTokens, chunks, finish } = behaviour;
+  const { text, output_tokens: outputTokens, input_tokens: inputTokens, chunks, finish, stop_sequence: stopSequence } = behaviour;
   return {
     ...(text !== undefined ? { text } : {}),
     ...(outputTokens !== undefined ? { outputTokens } : {}),
     ...(inputTokens !== undefined ? { inputTokens } : {}),
     ...(chunks !== undefined ? { chunks } : {}),
     ...(finish !== undefined ? { finish } : {}),
+    ...(stopSequence !== undefined ? { stopSequence } : {}),
   };
 }
 

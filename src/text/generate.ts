@@ -36,7 +36,9 @@ export interface GenerationOverrides {
   inputTokens?: number;
   /** A recorded answer: exactly these pieces, never cut, ended as `finish` says (default `stop`). */
   chunks?: string[];
-  finish?: 'stop' | 'length';
+  finish?: 'stop' | 'length' | 'stop_sequence';
+  /** With finish `stop_sequence`: the sequence that ended the recorded answer. */
+  stopSequence?: string;
 }
 
 /**
@@ -53,13 +55,15 @@ export function generate(request: TextRequest, overrides: GenerationOverrides = 
 
 /**
  * A recorded answer: its pieces are its recorded chunks (one content delta each, whatever tokens they hold), its
- * usage the recorded one where given, else one output token a chunk and the input counted.
+ * ending the recorded one (a stop sequence's ending with the sequence that ended it), its usage the recorded one
+ * where given, else one output token a chunk and the input counted.
  */
 function replay(request: TextRequest, chunks: string[], overrides: GenerationOverrides): Generated {
+  const finish = overrides.finish ?? 'stop';
   return {
     pieces: [...chunks],
-    finish: overrides.finish ?? 'stop',
-    stopSequence: null,
+    finish,
+    stopSequence: finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null,
     toolCall: null,
     inputTokens: overrides.inputTokens ?? countInputTokens(request.prompt),
     outputTokens: overrides.outputTokens ?? chunks.length,

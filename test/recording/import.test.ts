@@ -468,6 +468,55 @@ it('replays the recorded Messages answer through the anthropic SDK, streamed wor
   expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 9 });
 });
 
+/** A Messages-style stream as the service writes one, ended by `stopSequence`. */
+function messagesStream(chunks: string[], stopSequence: string, usage: { input_tokens: number; output_tokens: number }): string {
+  const event = (name: string, data: object): string => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const message = { id: 'msg_rec', type: 'message', role: 'assistant', model: 'svc-text-lite-20261101', content: [], stop_reason: null, stop_sequence: null };
+  return [
+    event('message_start', { message: { ...message, usage: { input_tokens: usage.input_tokens, output_tokens: 0 } } }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    event('ping', {}),
+    ...chunks.map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', { delta: { stop_reason: 'stop_sequence', stop_sequence: stopSequence }, usage: { output_tokens: usage.output_tokens } }),
+    event('message_stop', {}),
+  ].join('');
+}
+
+it('imports a Messages answer ended by a stop sequence, plain or streamed, as finish stop_sequence and replays it', async () => {
+  const plain = { ...MESSAGES_REQUEST, stop_sequences: ['###'] };
+  const streamed = { ...MESSAGES_REQUEST, stop_sequences: ['END', '###'], stream: true };
+  const chunks = ['Hello', ', river', '!'];
+  const builder = new RecordingBuilder()
+    .text({
+      format: messagesFormat,
+      atMs: at(1),
+      method: 'POST',
+      path: '/v1/messages',
+      request: plain,
+      response: { id: 'msg_rec', type: 'message', role: 'assistant', model: 'svc-text-lite-20261101', content: [{ type: 'text', text: 'Hello, river!' }], stop_reason: 'stop_sequence', stop_sequence: '###', usage: { input_tokens: 14, output_tokens: 3 } },
+    })
+    .text({ format: messagesFormat, atMs: at(2), method: 'POST', path: '/v1/messages', request: streamed, stream: true, response: messagesStream(chunks, 'END', { input_tokens: 15, output_tokens: 3 }) });
+  const { out, texts } = await imported(builder);
+  expect(texts.map((s) => s.text)).toEqual([
+    expect.objectContaining({ chunks: ['Hello,', ' river!'], finish: 'stop_sequence', stop_sequence: '###', input_tokens: 14, output_tokens: 3 }),
+    expect.objectContaining({ chunks, finish: 'stop_sequence', stop_sequence: 'END', input_tokens: 15, output_tokens: 3 }),
+  ]);
+
+  const t = await emulatorWith(out);
+  const anthropic = new Anthropic({ baseURL: await t.emulator.listen(0), apiKey: DEMO_KEY, maxRetries: 0 });
+  const messages = [{ role: 'user' as const, content: 'Say hello to the river.' }];
+  const answer = await anthropic.messages.create({ ...plain, messages });
+  expect(answer.content).toEqual([{ type: 'text', text: 'Hello, river!' }]);
+  expect(answer).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+  const deltas: string[] = [];
+  const stream = anthropic.messages.stream({ ...streamed, messages });
+  stream.on('text', (delta) => deltas.push(delta));
+  const message = await stream.finalMessage();
+  expect(deltas).toEqual(chunks);
+  expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'END', usage: { input_tokens: 15, output_tokens: 3 } });
+});
+
 it('prints what it imported, what it skipped and why, the files and how to start the emulator with them', async () => {
   const { printed, out } = await imported(recording());
   expect(printed).toEqual([

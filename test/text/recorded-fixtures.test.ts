@@ -150,6 +150,43 @@ it('streams a recorded Messages answer through the anthropic SDK: the text delta
   expect(answer.stop_reason).toBe('max_tokens');
 });
 
+it('ends a recorded Messages answer at its stop sequence: stop_reason stop_sequence and the sequence, streamed or not', async () => {
+  const request = { model: 'svc-text-pro', max_tokens: 64, system: SYSTEM, stop_sequences: ['END', '###'], messages: [{ role: 'user' as const, content: QUESTION }] };
+  await loadFixture('recorded-messages', messagesFormat, request, { chunks: CHUNKS, finish: 'stop_sequence', stop_sequence: '###', output_tokens: 7 });
+  const answer = await anthropic.messages.create(request);
+  expect(answer.content).toEqual([{ type: 'text', text: RECORDED }]);
+  expect(answer.stop_reason).toBe('stop_sequence');
+  expect(answer.stop_sequence).toBe('###');
+
+  const deltas: string[] = [];
+  const stream = anthropic.messages.stream(request);
+  stream.on('text', (delta) => deltas.push(delta));
+  const message = await stream.finalMessage();
+  expect(deltas).toEqual(CHUNKS);
+  expect(message.stop_reason).toBe('stop_sequence');
+  expect(message.stop_sequence).toBe('###');
+  expect(message.usage.output_tokens).toBe(7);
+});
+
+it('ends a recorded stop-sequence answer as chat finish_reason stop and a completed response', async () => {
+  const chat = { ...CHAT, stop: ['###'] };
+  await loadFixture('recorded-chat', chatFormat, chat, { chunks: CHUNKS, finish: 'stop_sequence', stop_sequence: '###' });
+  const completion = await openai.chat.completions.create({ ...chat, messages: CHAT.messages as OpenAI.Chat.ChatCompletionMessageParam[] });
+  expect(completion.choices[0]?.message.content).toBe(RECORDED);
+  expect(completion.choices[0]?.finish_reason).toBe('stop');
+  let finish: string | null = null;
+  for await (const chunk of await openai.chat.completions.create({ ...chat, messages: CHAT.messages as OpenAI.Chat.ChatCompletionMessageParam[], stream: true })) {
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  expect(finish).toBe('stop');
+
+  const request = { model: 'svc-text-pro', instructions: SYSTEM, input: QUESTION };
+  await loadFixture('recorded-responses', responsesFormat, request, { chunks: CHUNKS, finish: 'stop_sequence', stop_sequence: '###' });
+  const response = await openai.responses.create(request);
+  expect(response.status).toBe('completed');
+  expect(response.output_text).toBe(RECORDED);
+});
+
 it('paces a recorded stream with first_token_ms and chunk_interval_ms in real time', async () => {
   await loadFixture('recorded-chat', chatFormat, CHAT, { chunks: CHUNKS, first_token_ms: 40, chunk_interval_ms: 15 });
   const started = performance.now();
@@ -184,6 +221,10 @@ it.each([
   ['both text and chunks', { text: { text: 'hi', chunks: ['hi'] } }, 'scenarios[0].text'],
   ['an unknown finish', { text: { chunks: ['hi'], finish: 'tool_calls' } }, 'scenarios[0].text.finish'],
   ['a finish without chunks', { text: { finish: 'length' } }, 'scenarios[0].text'],
+  ['a finish stop_sequence without its stop_sequence', { text: { chunks: ['hi'], finish: 'stop_sequence' } }, 'scenarios[0].text.stop_sequence'],
+  ['a stop_sequence with another finish', { text: { chunks: ['hi'], finish: 'length', stop_sequence: '###' } }, 'scenarios[0].text.finish'],
+  ['a stop_sequence without a finish', { text: { chunks: ['hi'], stop_sequence: '###' } }, 'scenarios[0].text.finish'],
+  ['an empty stop_sequence', { text: { chunks: ['hi'], finish: 'stop_sequence', stop_sequence: '' } }, 'scenarios[0].text.stop_sequence'],
   ['a chunk that is not a string', { text: { chunks: ['hi', 3] } }, 'scenarios[0].text.chunks[1]'],
 ])('refuses a scenario with %s, naming the field', async (_name, fields, field) => {
   const res = await admin<{ error: { code: string; details: { field: string; message: string }[] } }>('POST', '/_emulator/scenarios', {
