@@ -98,5 +98,28 @@ export function compareAnswers(recorded: Answer, replayed: Answer, options: Comp
     recorded.status === replayed.status
       ? []
       : [{ check: 'parity.status', path: 'status', recorded: recorded.status, replayed: replayed.status, message: `status ${recorded.status} in the recording and ${replayed.status} in the replay` }];
-  return [{ check: 'parity.status', findings: status }, ...headerChecks(recorded, replayed), ...(options.recordedBody ? bodyChecks(recorded, replayed, options) : [])];
+  const body = !options.recordedBody ? [] : refusedOnOneSide(recorded, replayed) ? [otherAnswer(recorded, replayed)] : bodyChecks(recorded, replayed, options);
+  return [{ check: 'parity.status', findings: status }, ...headerChecks(recorded, replayed), ...body];
+}
+
+const refused = (answer: Answer): boolean => answer.status >= 400;
+const refusedOnOneSide = (rec: Answer, rep: Answer): boolean => refused(rec) !== refused(rep);
+
+/** An answer in a few words: an error's code and message, an object's keys, or its kind. */
+function gist(answer: Answer): string {
+  const json = answer.json as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined;
+  const error = json?.error;
+  if (refused(answer) && typeof error === 'object' && error !== null) return `error ${String(error.code ?? error.type)}: ${String(error.message ?? '')}`;
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) return `{${Object.keys(json).join(', ')}}`;
+  return bodyKind(answer);
+}
+
+/**
+ * One side refused what the other answered: the bodies are different answers, not one answer with different
+ * fields, so they make one difference that says what each side said (the refusal's own message tells why), rather
+ * than one per field of the answer that is missing.
+ */
+function otherAnswer(rec: Answer, rep: Answer): CheckOutcome {
+  const finding: Finding = { check: 'parity.body.shape', path: '$', recorded: gist(rec), replayed: gist(rep), message: `a different answer: ${gist(rec)} in the recording, ${gist(rep)} in the replay` };
+  return { check: 'parity.body.shape', findings: [finding] };
 }

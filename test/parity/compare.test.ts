@@ -99,3 +99,14 @@ it('times an emulator whose clock was moved by hand by the times its answers sho
   ];
   expect(steps(serviceTimes(entries))).toEqual([0, 1_000, 0, 8_000]);
 });
+
+it('one side refused what the other answered: the status and one difference saying what each side said, not one per missing field', () => {
+  const task = { id: 'T261125063931PWGU5G', object: 'task', status: 'queued', points: { frozen: '40.000' }, created_at: '2026-11-25T06:39:31+08:00' };
+  const refusal = { error: { code: 'invalid_params', message: 'webhook_url: must be https', request_id: REQUEST_ID } };
+  const outcomes = compareAnswers(answer(task), answer(refusal, { status: 422 }), { redacted: false, recordedBody: true, rewrite: (text) => text });
+  const findings = outcomes.flatMap((o) => o.findings);
+  expect(findings.map((f) => `${f.check} ${f.path}`)).toEqual(['parity.status status', 'parity.body.shape $']);
+  expect(findings[1]).toMatchObject({ recorded: '{id, object, status, points, created_at}', replayed: 'error invalid_params: webhook_url: must be https' });
+  // Two refusals with different statuses are still compared field by field: their bodies are the same kind of answer.
+  expect(differing(answer(refusal, { status: 400 }), answer(refusal, { status: 422 }))).toEqual(['parity.status status']);
+});
