@@ -56,3 +56,25 @@ export function suggestion(given: string, known: readonly string[], prefix = '--
   const near = distance(name, best) <= allowed || (name.length >= 3 && (best.startsWith(name) || name.startsWith(best)));
   return near ? `; did you mean ${prefix}${best}?` : '';
 }
+
+/**
+ * A deployment's address from `--flag`, as the reference gives one: scheme and host (and port), nothing after.
+ * A bare host:port, the usual slip, gets the scheme suggested: http for local hosts, https for the rest.
+ */
+export function originOption(command: string, flag: string, value: string): string {
+  const usage = (message: string): UsageError => new UsageError(`svc-emulator ${command}: --${flag} ${message}`);
+  if (!/^https?:\/\//i.test(value)) {
+    const bare = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && /^[^\s/]+(\/.*)?$/.test(value);
+    const local = /^(localhost|127\.|0\.0\.0\.0|\[::1?\])/i.test(value);
+    const guess = bare ? `; did you mean ${local ? 'http' : 'https'}://${value}?` : '';
+    throw usage(`must start with http:// or https:// (got ${value}${guess})`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usage(`is not a valid address (got ${value})`);
+  }
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw usage(`takes the scheme and host only, no path (got ${value}; did you mean ${url.origin}?)`);
+  return url.origin;
+}

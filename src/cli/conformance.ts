@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { ConformanceSetupError, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
 import type { SuiteOptions, SuiteReport } from '../conformance/index.ts';
-import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
+import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { CONFORMANCE_HELP } from './help.ts';
 
 const OPTIONS = {
@@ -28,26 +28,6 @@ export type ConformanceOptions = SuiteOptions & { junit?: string; json?: string;
 
 const usage = (message: string): UsageError => new UsageError(`svc-emulator conformance: ${message}`);
 
-/** A deployment's address as the reference gives it: scheme and host (and port), nothing after. */
-function origin(flag: string, value: string): string {
-  if (!/^https?:\/\//i.test(value)) {
-    // A bare host:port is the usual slip; local hosts are served over http, anything else over https.
-    const bare = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && /^[^\s/]+(\/.*)?$/.test(value);
-    const local = /^(localhost|127\.|0\.0\.0\.0|\[::1?\])/i.test(value);
-    const guess = bare ? `; did you mean ${local ? 'http' : 'https'}://${value}?` : '';
-    throw usage(`--${flag} must start with http:// or https:// (got ${value}${guess})`);
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usage(`--${flag} is not a valid address (got ${value})`);
-  }
-  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    throw usage(`--${flag} takes the scheme and host only, no path (got ${value}; did you mean ${url.origin}?)`);
-  }
-  return url.origin;
-}
 
 /** A whole number within [min, max], or a usage error naming the flag and the value. */
 function whole(flag: string, value: string, min: number, max: number, what: string): number {
@@ -60,8 +40,8 @@ export function parseConformanceOptions(argv: string[]): ConformanceOptions {
   const { values } = parseCommandArgs('conformance', argv, OPTIONS);
   if (values.help) throw new HelpRequested(CONFORMANCE_HELP);
   if (values['base-url'] === undefined) throw usage('--base-url is required: the deployment, as http://host:port or https://host (svc-emulator conformance --help)');
-  const baseUrl = origin('base-url', values['base-url']);
-  const adminUrl = values['admin-url'] === undefined ? undefined : origin('admin-url', values['admin-url']);
+  const baseUrl = originOption('conformance', 'base-url', values['base-url']);
+  const adminUrl = values['admin-url'] === undefined ? undefined : originOption('conformance', 'admin-url', values['admin-url']);
   if (adminUrl && !values['admin-token']) throw usage('--admin-url needs --admin-token (the token the emulator was started with)');
   if (values['admin-token'] && !adminUrl) throw usage('--admin-token needs --admin-url (the emulator, usually the same address as --base-url)');
   if (!values['api-key'] && !adminUrl) {

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { readSeed } from '../accounts/index.ts';
-import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
+import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PARITY_HELP } from './help.ts';
 
 export interface ParityCommandOptions {
@@ -19,21 +19,6 @@ const usage = (message: string): UsageError => new UsageError(`svc-emulator pari
 /** The emulator's demo key, as fixtures/seed.json seeds it. */
 const demoKey = (): string => readSeed().accounts[0]?.keys[0] ?? 'sk-emulator-demo';
 
-/** A deployment's address: scheme and host (and port), nothing after. */
-function origin(value: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    const local = /^(localhost|127\.|0\.0\.0\.0|\[::1?\])/i.test(value);
-    throw usage(`--base-url must start with http:// or https:// (got ${value}${/^[^\s/:]+(:\d+)?$/.test(value) ? `; did you mean ${local ? 'http' : 'https'}://${value}?` : ''})`);
-  }
-  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw usage(`--base-url takes the scheme and host only, no path (got ${value}; did you mean ${url.origin}?)`);
-  return url.origin;
-}
 
 export function parseParityOptions(argv: string[]): ParityCommandOptions {
   const { values, positionals } = parseCommandArgs(
@@ -60,7 +45,7 @@ export function parseParityOptions(argv: string[]): ParityCommandOptions {
   if (values['api-key'] === '') throw usage('--api-key is empty');
   return {
     recording: positionals[0] ?? '',
-    baseUrl: origin(values['base-url']),
+    baseUrl: originOption('parity', 'base-url', values['base-url']),
     apiKey: values['api-key'] ?? demoKey(),
     adminToken: values['admin-token'] || null,
     scenarios,

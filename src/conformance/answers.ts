@@ -14,7 +14,7 @@ export interface AnswerDeviation {
 /** The checks genericDeviations and formatDeviations report under, in the order they run. */
 export const ANSWER_CHECKS = ['wire.status.no-5xx', 'wire.request-id.every-answer', 'wire.schema.response', 'wire.error-shape.body', 'wire.error-code.status', 'wire.points.decimal', 'wire.time.beijing'];
 
-const REQUEST_ID = /^req_[a-z0-9]{24}$/;
+export const REQUEST_ID = /^req_[a-z0-9]{24}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+08:00$/;
 
 /**

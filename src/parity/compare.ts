@@ -1,4 +1,7 @@
+import { REQUEST_ID } from '../conformance/answers.ts';
+import { errorOf } from '../conformance/checks/shared.ts';
 import type { Exchange } from '../conformance/client.ts';
+import { isPlainObject } from '../contract/index.ts';
 import { diffJson } from './json-diff.ts';
 import { maskOf } from './masks.ts';
 import { compareStreams } from './stream.ts';
@@ -17,8 +20,6 @@ export interface CompareOptions {
 }
 
 type BodyKind = 'JSON' | 'event stream' | 'text' | 'empty';
-
-const REQUEST_ID = /^req_[a-z0-9]{24}$/;
 
 const mediaType = (headers: Headers): string | null => headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
 const isStream = (answer: Answer): boolean => mediaType(answer.headers) === 'text/event-stream';
@@ -47,7 +48,7 @@ function headerChecks(rec: Answer, rep: Answer): CheckOutcome[] {
     {
       check: 'parity.headers.request-id',
       findings: ['x-request-id', ...(either('request-id') ? ['request-id'] : [])].flatMap((name) =>
-        header('parity.headers.request-id', name, rec.headers.get(name), rep.headers.get(name), (v) => requestIdForm(v)),
+        header('parity.headers.request-id', name, rec.headers.get(name), rep.headers.get(name), requestIdForm),
       ),
     },
   ];
@@ -107,11 +108,10 @@ const refusedOnOneSide = (rec: Answer, rep: Answer): boolean => refused(rec) !==
 
 /** An answer in a few words: an error's code and message, an object's keys, or its kind. */
 function gist(answer: Answer): string {
-  const json = answer.json as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined;
-  const error = json?.error;
-  if (refused(answer) && typeof error === 'object' && error !== null) return `error ${String(error.code ?? error.type)}: ${String(error.message ?? '')}`;
-  if (typeof json === 'object' && json !== null && !Array.isArray(json)) return `{${Object.keys(json).join(', ')}}`;
-  return bodyKind(answer);
+  if (!isPlainObject(answer.json)) return bodyKind(answer);
+  if (!refused(answer) || !isPlainObject(answer.json['error'])) return `{${Object.keys(answer.json).join(', ')}}`;
+  const { code, message = '' } = errorOf(answer);
+  return `error ${String(code)}: ${message}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ID_VALUE, maskOf } from './masks.ts';
+import { ID_VALUE, lastKey, maskOf } from './masks.ts';
 import { isPlainObject } from '../contract/index.ts';
 
 /** Path segments that name one resource after these collection names (and any in one of the id forms). */
@@ -33,7 +33,7 @@ export class IdMap {
       } else if (Array.isArray(rec) && Array.isArray(rep)) {
         for (let i = 0; i < Math.min(rec.length, rep.length); i++) walk([...path, i], rec[i], rep[i], undefined);
       } else if (typeof rec === 'string' && typeof rep === 'string' && rec !== rep && rec.length >= 4) {
-        const key = [...path].reverse().find((seg): seg is string => typeof seg === 'string') ?? '';
+        const key = lastKey(path);
         // A request id names one answer and never comes back in a request.
         if (key === 'request_id' || rec.startsWith('req_')) return;
         const rule = maskOf({ path, key, parent, recorded: rec, replayed: rep, redacted: false });

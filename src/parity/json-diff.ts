@@ -1,4 +1,4 @@
-import { maskOf } from './masks.ts';
+import { lastKey, maskOf } from './masks.ts';
 import type { Finding, CheckId } from './types.ts';
 import { isPlainObject } from '../contract/index.ts';
 
@@ -23,7 +23,7 @@ export interface JsonDiff {
 const typeName = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 const show = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value));
 
-export function pathText(root: string, path: readonly Segment[]): string {
+function pathText(root: string, path: readonly Segment[]): string {
   return path.reduce<string>((text, seg) => (typeof seg === 'number' ? `${text}[${seg}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(seg) ? `${text}.${seg}` : `${text}[${JSON.stringify(seg)}]`), root);
 }
 
@@ -52,8 +52,7 @@ export function diffJson(recorded: unknown, replayed: unknown, options: DiffOpti
       for (let i = 0; i < Math.min(rec.length, rep.length); i++) walk([...path, i], rec[i], rep[i], undefined);
       return;
     }
-    const key = [...path].reverse().find((seg): seg is string => typeof seg === 'string') ?? '';
-    if (maskOf({ path, key, parent, recorded: rec, replayed: rep, redacted: options.redacted }) !== null) return;
+    if (maskOf({ path, key: lastKey(path), parent, recorded: rec, replayed: rep, redacted: options.redacted }) !== null) return;
     const expected = typeof rec === 'string' ? options.rewrite(rec) : rec;
     if (expected !== rep) {
       const where = pathText(options.root, path);

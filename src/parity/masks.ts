@@ -1,3 +1,5 @@
+import { redactedText } from '../recording/recorded-content.ts';
+
 /**
  * Where a recorded answer and a replayed one may rightly differ: values the service generates afresh on every
  * call (ids, times, text, token counts, file addresses) and what the recording redacted. A masked value is
@@ -34,8 +36,6 @@ const TEXT_KEYS = new Set(['content', 'text', 'delta', 'arguments', 'partial_jso
 const FILE_KEYS = new Set(['url', 'cover_url', 'size']);
 /** The recorder's markers: `[redacted]` (a header, a query value, `sk-[redacted]`) and `[redacted bearer token]`. */
 const REDACTED_MARK = /\[redacted( bearer token)?\]/i;
-/** Keep-shape redaction: every character that is not a space became `x`. */
-const X_ED = /^[x\s]*x[x\s]*$/;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const hasKey = (path: MaskContext['path'], key: string): boolean => path.includes(key);
@@ -80,9 +80,12 @@ export const MASK_RULES: readonly MaskRule[] = [
   {
     id: 'redacted',
     masks: 'strings the recording redacted: containing `[redacted]`, or all `x` (spaces kept) in an exchange whose `_svcEmulator.redacted` lists content or secrets',
-    applies: ({ recorded, redacted }) => isString(recorded) && (REDACTED_MARK.test(recorded) || (redacted && X_ED.test(recorded))),
+    applies: ({ recorded, redacted }) => isString(recorded) && (REDACTED_MARK.test(recorded) || (redacted && redactedText(recorded))),
   },
 ];
+
+/** The last object key on a path (MaskContext.key): for an array item, its array's key; '' when there is none. */
+export const lastKey = (path: MaskContext['path']): string => [...path].reverse().find((seg): seg is string => typeof seg === 'string') ?? '';
 
 /** The id of the first rule that masks this leaf, or null when its value is compared exactly. */
 export function maskOf(leaf: MaskContext): string | null {

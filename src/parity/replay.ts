@@ -23,6 +23,8 @@ export interface ReplayRequest {
   body: string | undefined;
   /** The recorded request carried X-Svc-Timestamp, X-Svc-Nonce or X-Svc-Signature: it goes unsigned. */
   wasSigned: boolean;
+  /** The recorded key was refused (401): the request carries REFUSED_KEY in its place. */
+  keyRefused: boolean;
 }
 
 // RFC 9110 §7.6.1 hop-by-hop headers, and what the transport sets for itself (fetch: host, length, encodings).
@@ -57,7 +59,7 @@ export function replayRequest(entry: HarEntry, ids: IdMap, apiKey: string): Repl
   const named = new Set((harHeader(recorded, 'connection') ?? '').split(',').map((n) => n.trim().toLowerCase()));
   const refused = entry.response.status === 401;
   const headers: Record<string, string> = {};
-  let wasSigned = false;
+  let [wasSigned, keyRefused] = [false, false];
   for (const { name, value } of recorded) {
     const lower = name.toLowerCase();
     if (lower.startsWith(':') || NOT_REPLAYED.has(lower) || named.has(lower)) continue;
@@ -67,13 +69,14 @@ export function replayRequest(entry: HarEntry, ids: IdMap, apiKey: string): Repl
     }
     // A credential the recorder replaced whole (a cookie, a token) is not sent as its marker.
     if (!CREDENTIALS.has(lower) && value === REDACTED) continue;
+    if (CREDENTIALS.has(lower)) keyRefused = refused;
     const key = refused ? REFUSED_KEY : apiKey;
     const sent = lower === 'authorization' ? `Bearer ${key}` : lower === 'x-api-key' ? key : ids.rewrite(value);
     const had = headers[name];
     headers[name] = had === undefined || CREDENTIALS.has(lower) ? sent : `${had}, ${sent}`;
   }
   const text = entry.request.postData?.text;
-  return { method: entry.request.method.toUpperCase(), path: ids.rewrite(pathOf(entry.request.url)), headers, body: text === undefined ? undefined : ids.rewrite(text), wasSigned };
+  return { method: entry.request.method.toUpperCase(), path: ids.rewrite(pathOf(entry.request.url)), headers, body: text === undefined ? undefined : ids.rewrite(text), wasSigned, keyRefused };
 }
 
 /** Sends a request and reads the answer to its end (a stream included); an answer cut off keeps what came. */
@@ -97,8 +100,7 @@ export async function send(target: Target, request: ReplayRequest): Promise<{ ex
   } catch (err) {
     cutOff = (err as Error).name === 'TimeoutError' ? `no complete answer within ${target.timeoutMs} ms` : `the answer was cut off (${(err as Error).message})`;
   }
-  const exchange = toExchange({ method: request.method, path: request.path, requestHeaders: request.headers, requestBody: request.body }, { status: res.status, headers: res.headers, text });
-  return { exchange, cutOff };
+  return { exchange: toExchange(sentAs(request), { status: res.status, headers: res.headers, text }), cutOff };
 }
 
 /** The recorded answer in the same form as a replayed one. */
@@ -111,5 +113,13 @@ export function recordedExchange(entry: HarEntry, request: ReplayRequest): Excha
       // A header name fetch's Headers refuses (HTTP/2 pseudo-headers): not one the checks read.
     }
   }
-  return toExchange({ method: request.method, path: request.path, requestHeaders: request.headers, requestBody: request.body }, { status: entry.response.status, headers, text: entry.response.content.text ?? '' });
+  return toExchange(sentAs(request), { status: entry.response.status, headers, text: entry.response.content.text ?? '' });
 }
+
+/** The request's side of an exchange. */
+const sentAs = (request: ReplayRequest): Pick<Exchange, 'method' | 'path' | 'requestHeaders' | 'requestBody'> => ({
+  method: request.method,
+  path: request.path,
+  requestHeaders: request.headers,
+  requestBody: request.body,
+});

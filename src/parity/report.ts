@@ -90,6 +90,7 @@ export function reportText(report: ParityReport): string {
 
 /** JUnit XML: one testsuite per endpoint, one testcase per check, failing with the differences it found. */
 export function junitXml(report: ParityReport): string {
+  const failing = (endpoint: EndpointReport): number => Object.values(endpoint.checks).filter((tally) => tally.differed > 0).length;
   const suites = report.endpoints.map((endpoint) => {
     const entries = Object.entries(endpoint.checks);
     const cases = entries.map(([id, tally]) => {
@@ -98,10 +99,9 @@ export function junitXml(report: ParityReport): string {
         tally.differed > 0 ? `<failure message="${escapeXml(`${tally.differed} of ${tally.agreed + tally.differed} exchanges differed`)}">${escapeXml(found.map(differenceText).join('\n'))}</failure>` : '';
       return `    <testcase classname="${escapeXml(`parity.${endpoint.endpoint}`)}" name="${escapeXml(id)}" time="0.000">${failure}</testcase>`;
     });
-    const failures = entries.filter(([, tally]) => tally.differed > 0).length;
-    return `  <testsuite name="${escapeXml(`parity ${endpoint.endpoint}`)}" tests="${entries.length}" failures="${failures}" skipped="0">\n${cases.join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${escapeXml(`parity ${endpoint.endpoint}`)}" tests="${entries.length}" failures="${failing(endpoint)}" skipped="0">\n${cases.join('\n')}\n  </testsuite>`;
   });
   const tests = report.endpoints.reduce((n, e) => n + Object.keys(e.checks).length, 0);
-  const failures = report.endpoints.reduce((n, e) => n + Object.values(e.checks).filter((t) => t.differed > 0).length, 0);
+  const failures = report.endpoints.reduce((n, e) => n + failing(e), 0);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-emulator parity" tests="${tests}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -2,12 +2,13 @@ import { recordedTaskScenario, recordedTextScenario } from '../recording/scenari
 import { curlOf } from '../conformance/client.ts';
 import { machineNow } from '../clock/index.ts';
 import type { HarEntry, Recording } from '../recording/index.ts';
+import { redactedEntry } from '../recording/recorded-content.ts';
 import { compareAnswers } from './compare.ts';
 import { openControl, ParitySetupError } from './control.ts';
 import type { Control } from './control.ts';
 import { endpointOf, IdMap } from './ids.ts';
 import { recordedExchange, REFUSED_KEY, replayRequest, send } from './replay.ts';
-import type { Target } from './replay.ts';
+import type { ReplayRequest, Target } from './replay.ts';
 import { buildReport } from './report.ts';
 import type { ExchangeResult } from './report.ts';
 import { serviceTimes } from './timing.ts';
@@ -41,9 +42,10 @@ function recordedTask(entry: HarEntry, answer: unknown): string | null {
   return typeof id === 'string' ? id : null;
 }
 
-/** The scenario the deployment has for this recorded task or text call, as import-recording names them. */
-function scenarioFor(names: Set<string>, wanted: string): string | null {
-  return names.has(wanted) ? wanted : null;
+/** Names the scenario in X-Emulator-Scenario, in place of any the recorded request named. */
+function nameScenario(request: ReplayRequest, scenario: string): void {
+  for (const header of Object.keys(request.headers)) if (header.toLowerCase() === 'x-emulator-scenario') delete request.headers[header];
+  request.headers['X-Emulator-Scenario'] = scenario;
 }
 
 /** The recorder left the request's body out (over its cap, or not UTF-8): it cannot be sent again. */
@@ -113,31 +115,25 @@ export async function runParity(options: ParityOptions): Promise<ParityReport> {
       continue;
     }
     if (request.wasSigned) seen.signed.push(index);
-    if (request.method === 'POST' && request.path.split('?')[0] === '/v1/files' && (entry._svcEmulator?.redacted ?? []).includes('content')) seen.xedUploads.push(index);
-    if (entry.response.status === 401 && Object.keys(request.headers).some((h) => /^(authorization|x-api-key)$/i.test(h))) seen.refused.push(index);
+    if (request.method === 'POST' && request.path.split('?')[0] === '/v1/files' && redactedEntry(entry)) seen.xedUploads.push(index);
+    if (request.keyRefused) seen.refused.push(index);
     const recorded = recordedExchange(entry, request);
     const task = isSubmission(request.method, request.path) ? recordedTask(entry, recorded.json) : null;
-    const name = (scenario: string): void => {
-      for (const header of Object.keys(request.headers)) if (header.toLowerCase() === 'x-emulator-scenario') delete request.headers[header];
-      request.headers['X-Emulator-Scenario'] = scenario;
-    };
     if (scenarios !== null && task !== null) {
-      const scenario = scenarioFor(scenarios, recordedTaskScenario(task));
-      if (scenario === null) seen.withoutScenario.push(task);
+      const scenario = recordedTaskScenario(task);
+      if (!scenarios.has(scenario)) seen.withoutScenario.push(task);
       else {
         seen.withScenario.push(task);
-        name(scenario);
+        nameScenario(request, scenario);
       }
     }
     // A text call's recorded answer: the fingerprint is of the recorded prompt, which a redacted recording no
     // longer holds, so the replay names the scenario instead of leaving it to the match rule.
     const fingerprint = entry._svcEmulator?.textFingerprint;
-    if (scenarios !== null && fingerprint !== undefined) {
-      const scenario = scenarioFor(scenarios, recordedTextScenario(fingerprint));
-      if (scenario !== null) {
-        seen.textWithScenario += 1;
-        name(scenario);
-      }
+    const textScenario = fingerprint === undefined ? null : recordedTextScenario(fingerprint);
+    if (scenarios !== null && textScenario !== null && scenarios.has(textScenario)) {
+      seen.textWithScenario += 1;
+      nameScenario(request, textScenario);
     }
     const replayed = await send(target, request);
     if (replayed.cutOff !== null) seen.cutOff.push(`entry ${index}: ${replayed.cutOff}`);
@@ -150,6 +146,6 @@ export async function runParity(options: ParityOptions): Promise<ParityReport> {
     options.onExchange?.(result);
   }
 
-  const notes = notesOf(seen, { clockMoved: control !== null, spanMs: times.length > 0 ? (times.at(-1) ?? 0) - (times[0] ?? 0) : 0 });
+  const notes = notesOf(seen, { clockMoved: control !== null, spanMs: (times.at(-1) ?? 0) - (times[0] ?? 0) });
   return buildReport({ baseUrl: target.baseUrl, files: options.recording.files, results, notes, durationMs: machineNow() - started });
 }

@@ -1,19 +1,17 @@
+import type { Exchange } from '../conformance/client.ts';
+import { isPlainObject } from '../contract/index.ts';
 import { diffJson } from './json-diff.ts';
 import type { DiffOptions } from './json-diff.ts';
 import type { CheckOutcome, Finding } from './types.ts';
-import { isPlainObject } from '../contract/index.ts';
 
-interface SseEvent {
-  event: string | null;
-  data: string;
-}
+/** An event as parseSse reads it off the wire. */
+type SseEvent = Exchange['events'][number];
 
 /** An event as the comparison names it, with its data parsed when it is JSON. */
 interface Named {
   name: string;
   data: unknown;
 }
-
 
 function parsed(data: string): unknown {
   try {

@@ -1,12 +1,13 @@
+import { parseTime } from '../clock/index.ts';
 import { parseSse } from '../conformance/client.ts';
-import type { HarEntry } from '../recording/index.ts';
 import { isPlainObject } from '../contract/index.ts';
-
+import type { HarEntry } from '../recording/index.ts';
+import { parseJson } from '../recording/recorded-content.ts';
 
 /** A time in an answer, in ms: an ISO 8601 string, or a number of Unix seconds (`created` of a text call). */
 function asMs(value: unknown): number | null {
   if (typeof value === 'string') {
-    const ms = Date.parse(value);
+    const ms = parseTime(value);
     return Number.isNaN(ms) ? null : ms;
   }
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * 1000 : null;
@@ -20,12 +21,7 @@ function asMs(value: unknown): number | null {
 function latestShown(entry: HarEntry): number | null {
   const text = entry.response.content.text;
   if (text === undefined || text === '') return null;
-  const bodies: unknown[] = [];
-  if (/event-stream/i.test(entry.response.content.mimeType)) {
-    for (const event of parseSse(text)) bodies.push(tryJson(event.data));
-  } else {
-    bodies.push(tryJson(text));
-  }
+  const bodies = /event-stream/i.test(entry.response.content.mimeType) ? parseSse(text).map((event) => parseJson(event.data)) : [parseJson(text)];
   let latest: number | null = null;
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk);
@@ -38,14 +34,6 @@ function latestShown(entry: HarEntry): number | null {
   };
   bodies.forEach(walk);
   return latest;
-}
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** How far an answer may show a time ahead of the machine's before its clock is taken to be moved by hand. */
@@ -70,11 +58,10 @@ export function serviceTimes(entries: readonly HarEntry[]): number[] {
   if (first < 0) return machine;
   const offset = (shown[first] ?? 0) - (machine[first] ?? 0);
   const byHand = shown.some((ms, i) => ms !== null && ms - ((machine[i] ?? 0) + offset) > AHEAD_MS);
-  const times: number[] = [];
-  for (let i = 0; i < entries.length; i++) {
-    const stepped =
-      i === 0 ? (byHand ? (shown[first] ?? 0) : (machine[0] ?? 0) + offset) : (times[i - 1] ?? 0) + (byHand ? 0 : Math.max(0, (machine[i] ?? 0) - (machine[i - 1] ?? 0)));
-    times.push(Math.max(stepped, shown[i] ?? -Infinity));
-  }
-  return times;
+  let now = byHand ? (shown[first] ?? 0) : (machine[0] ?? 0) + offset;
+  return machine.map((at, i) => {
+    if (i > 0 && !byHand) now += Math.max(0, at - (machine[i - 1] ?? 0));
+    now = Math.max(now, shown[i] ?? -Infinity);
+    return now;
+  });
 }

@@ -5,13 +5,12 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCommand } from '../support/command.ts';
+import { sendJson } from '../support/json-client.ts';
 import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { runParity } from '../../src/parity/index.ts';
-
-const parityCli = (args: string[]): Promise<CommandRun> => runCommand(['parity', ...args], 45_000);
 import type { Difference, ParityReport } from '../../src/parity/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';
 import { importTasks } from '../../src/recording/import.ts';
@@ -33,14 +32,12 @@ let recorded: string;
 const ids = { notes: '', failing: '', video: '' };
 const running: Emulator[] = [];
 
+const parityCli = (args: string[]): Promise<CommandRun> => runCommand(['parity', ...args], 45_000);
+
 async function control(base: string, method: string, path: string, body?: object): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(res.ok, `${method} ${path} answered ${res.status}`).toBe(true);
-  return (await res.json()) as Record<string, unknown>;
+  const reply = await sendJson(base, ADMIN, method, path, body);
+  expect(reply.status >= 200 && reply.status < 300, `${method} ${path} answered ${reply.status}`).toBe(true);
+  return reply.body as Record<string, unknown>;
 }
 
 /** The conforming traffic, sent through the proxy at `url`; the clock of the emulator at `direct` moved by hand. */
