@@ -1,7 +1,6 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Imported } from '../recording/import.ts';
-import { ensureFolder } from '../recording/folder.ts';
+import type { Imported } from '../recording/index.ts';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { IMPORT_RECORDING_HELP } from './help.ts';
 
@@ -32,9 +31,8 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
  * that cannot be written, is a usage error: one line, exit 2.
  */
 export async function importRecording(options: ImportRecordingOptions): Promise<void> {
-  const [{ readRecording, RecordingError }, { importTasks, importTextCalls, scenarioFileText }, { createContract, parseYaml }, { checkScenarios }] = await Promise.all([
+  const [{ ensureFolder, importTasks, importTextCalls, readRecording, RecordingError, scenarioFileText }, { createContract, parseYaml }, { checkScenarios }] = await Promise.all([
     import('../recording/index.ts'),
-    import('../recording/import.ts'),
     import('../contract/index.ts'),
     import('../scenarios/index.ts'),
   ]);

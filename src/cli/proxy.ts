@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
+import type { Recorder } from '../recording/index.ts';
 
 export interface ProxyCommandOptions {
   upstream: string;
@@ -54,7 +55,7 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   const { createRecorder } = await import('../recording/index.ts');
   const { machineNow } = await import('../clock/index.ts');
   const startedMs = machineNow();
-  let recorder: ReturnType<typeof createRecorder> | null = null;
+  let recorder: Recorder | null = null;
   try {
     if (options.record !== null) recorder = createRecorder({ dir: options.record, keepContent: options.keepContent, upstream: options.upstream });
   } catch (err) {

@@ -2,6 +2,7 @@ import type { EndedExchange } from '../proxy/exchange.ts';
 import { textFingerprint, textFormatOf } from '../text/fingerprint.ts';
 import type { HarEntry, HarEntryExtra, HarNameValue, HarRequest, HarResponse } from './har.ts';
 import { harHeader } from './har.ts';
+import { parseJson } from './recorded-content.ts';
 import { contentRoute, redactBody, redactHeaders, redactSecrets } from './redact.ts';
 import type { ContentRoute, Redaction } from './redact.ts';
 import { isPlainObject } from '../contract/index.ts';
@@ -28,16 +29,6 @@ function utf8(bytes: Buffer): string | null {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return null;
-  }
-}
-
-
-function parseJson(text: string | null): unknown {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 
@@ -85,71 +76,77 @@ function addressOf(raw: string, redacted: Set<Redaction>): { url: string; query:
 
 const CAP_NOTE = "over the recorder's capture limit: left out";
 
-function requestOf(ended: EndedExchange, route: ContentRoute | null, keepContent: boolean, redacted: Set<Redaction>, extra: HarEntryExtra): HarRequest {
-  const { method, path } = ended.exchange;
-  const address = addressOf(`${ended.upstream}${path}`, redacted);
+/** What redacting one exchange needs, and what it notes as it goes. */
+interface Redacting {
+  route: ContentRoute | null;
+  keepContent: boolean;
+  /** What was replaced, for `_svcEmulator.redacted`. */
+  redacted: Set<Redaction>;
+  extra: HarEntryExtra;
+}
+
+/** Headers as recorded (credentials replaced), with the body's type and its Content-Length (null when none). */
+function headersOf(pairs: HarNameValue[], r: Redacting): { headers: HarNameValue[]; mimeType: string; length: number | null } {
+  const done = redactHeaders(pairs);
+  done.redacted.forEach((what) => r.redacted.add(what));
+  const length = Number(harHeader(done.headers, 'content-length') ?? NaN);
+  return { headers: done.headers, mimeType: harHeader(done.headers, 'content-type') ?? '', length: Number.isFinite(length) ? length : null };
+}
+
+/** A body's text as recorded: content x-ed out per the route (unless kept), secrets replaced. */
+function bodyText(text: string, side: 'request' | 'response', mimeType: string, r: Redacting): string {
+  const done = redactBody({ route: r.route, side, text, mimeType, keepContent: r.keepContent });
+  done.redacted.forEach((what) => r.redacted.add(what));
+  return done.text;
+}
+
+function requestOf(ended: EndedExchange, r: Redacting): HarRequest {
+  const address = addressOf(`${ended.upstream}${ended.exchange.path}`, r.redacted);
   // As forwarded: the proxy sends the upstream's Host.
   const host = new URL(ended.upstream).host;
   const sent = pairsOf(ended.request.rawHeaders).map((h) => (h.name.toLowerCase() === 'host' ? { name: h.name, value: host } : h));
-  const headers = redactHeaders(sent);
-  headers.redacted.forEach((r) => redacted.add(r));
-  const mimeType = harHeader(headers.headers, 'content-type') ?? '';
-  const length = Number(harHeader(headers.headers, 'content-length') ?? NaN);
+  const { headers, mimeType, length } = headersOf(sent, r);
+  const body = ended.request.body;
   const request: HarRequest = {
-    method,
+    method: ended.exchange.method,
     url: address.url,
     httpVersion: 'HTTP/1.1',
     cookies: [],
-    headers: headers.headers,
+    headers,
     queryString: address.query,
     headersSize: -1,
-    bodySize: ended.request.body?.length ?? (Number.isFinite(length) ? length : -1),
+    bodySize: body?.length ?? length ?? -1,
   };
-  const body = ended.request.body;
   if (body === null) {
-    extra.truncated = true;
+    r.extra.truncated = true;
     request.postData = { mimeType, text: '', comment: CAP_NOTE };
   } else if (body.length > 0) {
     const text = utf8(body);
-    if (text === null) {
-      request.postData = { mimeType, text: '', comment: 'not UTF-8 text: left out' };
-    } else {
-      const done = redactBody({ route, side: 'request', text, mimeType, keepContent });
-      done.redacted.forEach((r) => redacted.add(r));
-      request.postData = { mimeType, text: done.text };
-    }
+    request.postData = text === null ? { mimeType, text: '', comment: 'not UTF-8 text: left out' } : { mimeType, text: bodyText(text, 'request', mimeType, r) };
   }
   return request;
 }
 
 const READABLE_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br']);
 
-function responseOf(ended: EndedExchange, route: ContentRoute | null, keepContent: boolean, redacted: Set<Redaction>, extra: HarEntryExtra): HarResponse {
-  const headers = redactHeaders(pairsOf(ended.response.rawHeaders));
-  headers.redacted.forEach((r) => redacted.add(r));
-  const mimeType = harHeader(headers.headers, 'content-type') ?? '';
-  const encoding = (harHeader(headers.headers, 'content-encoding') ?? '').trim().toLowerCase();
-  const length = Number(harHeader(headers.headers, 'content-length') ?? NaN);
-  const decoded = ended.response.decoded;
+function responseOf(ended: EndedExchange, r: Redacting): HarResponse {
+  const { headers, mimeType, length } = headersOf(pairsOf(ended.response.rawHeaders), r);
+  const encoding = (harHeader(headers, 'content-encoding') ?? '').trim().toLowerCase();
   const identity = encoding === '' || encoding === 'identity';
-  const content: HarResponse['content'] = { size: decoded?.length ?? (identity && Number.isFinite(length) ? length : -1), mimeType };
+  const decoded = ended.response.decoded;
+  const content: HarResponse['content'] = { size: decoded?.length ?? (identity && length !== null ? length : -1), mimeType };
   if (decoded === null) {
     if (READABLE_ENCODINGS.has(encoding)) {
-      extra.truncated = true;
+      r.extra.truncated = true;
       content.comment = CAP_NOTE;
     } else content.comment = `content-encoding ${encoding}: not decoded, left out`;
   } else if (decoded.length > 0) {
     const text = utf8(decoded);
-    if (text === null) {
-      if (keepContent) Object.assign(content, { text: decoded.toString('base64'), encoding: 'base64' as const });
-      else {
-        content.comment = 'binary content: left out';
-        redacted.add('content');
-      }
-    } else {
-      const done = redactBody({ route, side: 'response', text, mimeType, keepContent });
-      done.redacted.forEach((r) => redacted.add(r));
-      content.text = done.text;
+    if (text !== null) content.text = bodyText(text, 'response', mimeType, r);
+    else if (r.keepContent) Object.assign(content, { text: decoded.toString('base64'), encoding: 'base64' as const });
+    else {
+      content.comment = 'binary content: left out';
+      r.redacted.add('content');
     }
   }
   return {
@@ -157,12 +154,12 @@ function responseOf(ended: EndedExchange, route: ContentRoute | null, keepConten
     statusText: ended.response.statusMessage,
     httpVersion: 'HTTP/1.1',
     cookies: [],
-    headers: headers.headers,
+    headers,
     content,
     redirectURL: '',
     headersSize: -1,
     // Bytes as received: Content-Length, or (a chunked stream without an encoding) the bytes kept.
-    bodySize: Number.isFinite(length) ? length : identity && decoded !== null ? decoded.length : -1,
+    bodySize: length ?? (identity && decoded !== null ? decoded.length : -1),
   };
 }
 
@@ -172,9 +169,8 @@ function responseOf(ended: EndedExchange, route: ContentRoute | null, keepConten
  */
 export function harEntry(ended: EndedExchange, options: { keepContent: boolean }): RecordedEntry {
   const { method, path, status } = ended.exchange;
-  const route = contentRoute(method, path);
-  const redacted = new Set<Redaction>();
-  const extra: HarEntryExtra = {};
+  const r: Redacting = { route: contentRoute(method, path), keepContent: options.keepContent, redacted: new Set(), extra: {} };
+  const { extra } = r;
 
   const format = method === 'POST' ? textFormatOf(path) : null;
   if (format) {
@@ -185,9 +181,9 @@ export function harEntry(ended: EndedExchange, options: { keepContent: boolean }
   const task = taskOf(method, path, status, ended.exchange.json);
   if (task) extra.task = task.id;
 
-  const request = requestOf(ended, route, options.keepContent, redacted, extra);
-  const response = responseOf(ended, route, options.keepContent, redacted, extra);
-  if (redacted.size > 0) extra.redacted = [...redacted].sort();
+  const request = requestOf(ended, r);
+  const response = responseOf(ended, r);
+  if (r.redacted.size > 0) extra.redacted = [...r.redacted].sort();
 
   const wait = Math.max(0, ended.firstByteMs - ended.startedMs);
   const receive = Math.max(0, ended.endMs - Math.max(ended.firstByteMs, ended.startedMs));

@@ -21,9 +21,9 @@ export function importTextCalls(recording: Recording): Imported {
   const skipped: Skipped[] = [];
   const chosen = new Map<string, { id: string; entry: HarEntry; answer: Answer }>();
   for (const entry of recording.entries) {
-    const format = entry._svcEmulator?.textFormat ?? textFormatOf(new URL(entry.request.url, 'http://recording').pathname)?.name;
+    const format = entry._svcEmulator?.textFormat ?? textFormatOf(pathOf(entry))?.name;
     if (format === undefined) continue;
-    const id = `${entry.request.method} ${new URL(entry.request.url, 'http://recording').pathname} at ${entry.startedDateTime}`;
+    const id = `${entry.request.method} ${pathOf(entry)} at ${entry.startedDateTime}`;
     const fingerprint = entry._svcEmulator?.textFingerprint;
     if (fingerprint === undefined) {
       skipped.push({ what: 'text call', id, reason: 'no fingerprint (a request the format could not read)' });
@@ -48,6 +48,9 @@ export function importTextCalls(recording: Recording): Imported {
   return { scenarios, skipped, redacted };
 }
 
+/** The path of a recorded request's address (an address without a host is read as a path). */
+const pathOf = (entry: HarEntry): string => new URL(entry.request.url, 'http://recording').pathname;
+
 function textScenario(fingerprint: string, entry: HarEntry, answer: Answer): ScenarioEntry {
   const { wait, receive } = entry.timings;
   const text: Partial<TextBehaviour> = { chunks: answer.chunks };
@@ -62,7 +65,7 @@ function textScenario(fingerprint: string, entry: HarEntry, answer: Answer): Sce
   const how = answer.streamed ? `${answer.chunks.length} chunks streamed` : `${answer.chunks.length} words, not streamed`;
   return {
     name: recordedTextScenario(fingerprint),
-    description: described(`Recorded ${model} call ${new URL(entry.request.url, 'http://recording').pathname} at ${entry.startedDateTime}: ${how}.`),
+    description: described(`Recorded ${model} call ${pathOf(entry)} at ${entry.startedDateTime}: ${how}.`),
     match: { text_request: fingerprint },
     outcome: 'succeeded',
     text: text as TextBehaviour,

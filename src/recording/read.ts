@@ -50,6 +50,7 @@ export function readRecording(path: string): Recording {
 }
 
 const number = (value: unknown, otherwise: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise);
+const string = (value: unknown, otherwise: string): string => (typeof value === 'string' ? value : otherwise);
 const nameValues = (value: unknown): HarNameValue[] =>
   Array.isArray(value) ? value.filter(isPlainObject).filter((h) => typeof h['name'] === 'string' && typeof h['value'] === 'string').map((h) => ({ name: h['name'] as string, value: h['value'] as string })) : [];
 
@@ -79,25 +80,25 @@ function entryOf(value: unknown, where: string): HarEntry {
     request: {
       method: request['method'],
       url: request['url'],
-      httpVersion: typeof request['httpVersion'] === 'string' ? request['httpVersion'] : 'HTTP/1.1',
+      httpVersion: string(request['httpVersion'], 'HTTP/1.1'),
       cookies: [],
       headers: nameValues(request['headers']),
       queryString: nameValues(request['queryString']),
       ...(postData
-        ? { postData: { mimeType: typeof postData['mimeType'] === 'string' ? postData['mimeType'] : '', text: postData['text'] as string, ...(typeof postData['comment'] === 'string' ? { comment: postData['comment'] } : {}) } }
+        ? { postData: { mimeType: string(postData['mimeType'], ''), text: postData['text'] as string, ...(typeof postData['comment'] === 'string' ? { comment: postData['comment'] } : {}) } }
         : {}),
       headersSize: -1,
       bodySize: number(request['bodySize'], -1),
     },
     response: {
       status: response['status'] as number,
-      statusText: typeof response['statusText'] === 'string' ? response['statusText'] : '',
-      httpVersion: typeof response['httpVersion'] === 'string' ? response['httpVersion'] : 'HTTP/1.1',
+      statusText: string(response['statusText'], ''),
+      httpVersion: string(response['httpVersion'], 'HTTP/1.1'),
       cookies: [],
       headers: nameValues(response['headers']),
       content: {
         size: number(content['size'], -1),
-        mimeType: typeof content['mimeType'] === 'string' ? content['mimeType'] : '',
+        mimeType: string(content['mimeType'], ''),
         ...(typeof content['text'] === 'string' ? { text: content['text'] } : {}),
         ...(typeof content['comment'] === 'string' ? { comment: content['comment'] } : {}),
         ...(content['encoding'] === 'base64' ? { encoding: 'base64' as const } : {}),
@@ -119,9 +120,9 @@ function pageOf(raw: Record<string, unknown>): HarPage[] {
   const model = isPlainObject(raw['_svcEmulator']) ? raw['_svcEmulator']['model'] : undefined;
   return [
     {
-      startedDateTime: typeof raw['startedDateTime'] === 'string' ? raw['startedDateTime'] : '',
+      startedDateTime: string(raw['startedDateTime'], ''),
       id: raw['id'],
-      title: typeof raw['title'] === 'string' ? raw['title'] : raw['id'],
+      title: string(raw['title'], raw['id']),
       pageTimings: {},
       ...(typeof model === 'string' ? { _svcEmulator: { model } } : {}),
     },

@@ -33,8 +33,6 @@ export interface Recorder {
 
 let recorders = 0;
 
-/** An entry waiting for the next write. */
-type Pending = RecordedEntry;
 const INDENT = '      ';
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
@@ -55,7 +53,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const stamp = compactTime(now());
   ensureFolder(options.dir);
 
-  const pending: Pending[] = [];
+  /** Entries waiting for the next write. */
+  const pending: RecordedEntry[] = [];
   const pages = new Map<string, { page: HarPage; startedMs: number }>();
   let file: { path: string; handle: FileHandle; entriesEnd: number } | null = null;
   let closed = false;
@@ -112,7 +111,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
    * one step, already whole (a reader never sees it empty) and never replacing someone else's file; where the
    * filesystem has no hard links, an exclusive create and a write.
    */
-  const claim = async (content: Buffer): Promise<FileHandle & { path?: string }> => {
+  const claim = async (content: Buffer): Promise<{ path: string; handle: FileHandle }> => {
     const temp = join(options.dir, `.recording-${stamp}-${process.pid}-${++recorders}.tmp`);
     await writeFile(temp, content);
     try {
@@ -127,13 +126,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
           try {
             const handle = await open(path, 'wx');
             await handle.write(content, 0, content.length, 0);
-            return Object.assign(handle, { path });
+            return { path, handle };
           } catch (inner) {
             if ((inner as NodeJS.ErrnoException).code === 'EEXIST') continue;
             throw inner;
           }
         }
-        return Object.assign(await open(path, 'r+'), { path });
+        return { path, handle: await open(path, 'r+') };
       }
     } finally {
       await unlink(temp).catch(() => undefined);
@@ -148,8 +147,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       const closing = Buffer.from(tail());
       if (file === null) {
         const start = Buffer.from(`${head()}\n${entries}`);
-        const handle = await claim(Buffer.concat([start, closing]));
-        file = { path: handle.path ?? '', handle, entriesEnd: start.length };
+        file = { ...(await claim(Buffer.concat([start, closing]))), entriesEnd: start.length };
       } else {
         const added = Buffer.from(`,\n${entries}`);
         // One write of the new entries and the closing part, where the closing part began: valid before and after.

@@ -1,5 +1,6 @@
 import { textFormatOf } from '../text/fingerprint.ts';
 import type { HarNameValue } from './har.ts';
+import { parseJson } from './recorded-content.ts';
 import { isPlainObject } from '../contract/index.ts';
 
 /**
@@ -99,14 +100,20 @@ export function redactHeaders(headers: HarNameValue[]): { headers: HarNameValue[
 /** Each non-space character replaced by `x`: length (in characters), spacing and word count stay. */
 export const xOut = (text: string): string => text.replace(/\S/gu, 'x');
 
-/** Every string in a value x-ed out, keys and other values kept. */
-function xOutDeep(value: unknown): unknown {
-  if (typeof value === 'string') return xOut(value);
-  if (Array.isArray(value)) return value.map(xOutDeep);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, xOutDeep(v)]));
+/** Every string of a JSON value passed through `text`, and every key through `key` (kept, by default). */
+function mapStrings(value: unknown, text: (s: string) => string, key: (k: string) => string = (k) => k): unknown {
+  if (typeof value === 'string') return text(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, text, key));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [key(k), mapStrings(v, text, key)]));
   return value;
 }
 
+/** Every string in a value x-ed out, keys and other values kept. */
+const xOutDeep = (value: unknown): unknown => mapStrings(value, xOut);
+
+/** Every string of a JSON value, keys too, with its secrets replaced. */
+const secretsOut = (text: string): string => redactSecrets(text).text;
+const redactSecretsDeep = (value: unknown): unknown => mapStrings(value, secretsOut, secretsOut);
 
 /** A `data:` address's payload x-ed out, its media type kept (an inline image of a prompt). */
 const xOutDataUrl = (url: string): string => url.replace(/^(data:[^,]*,)(.*)$/s, (_, head: string, payload: string) => head + xOut(payload));
@@ -171,7 +178,7 @@ export function redactTaskInput(model: unknown, input: unknown): unknown {
 }
 
 /** A task submission: `input`/`params` per its model; `webhook_url` and `metadata` are not content. */
-export function redactTaskSubmit(body: unknown): unknown {
+function redactTaskSubmit(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   const out = { ...body };
   for (const key of ['input', 'params']) if (key in out) out[key] = redactTaskInput(body['model'], out[key]);
@@ -179,7 +186,7 @@ export function redactTaskSubmit(body: unknown): unknown {
 }
 
 /** A task object, or a list of them: input free text and `output.text`; files, points and errors stay. */
-export function redactTaskView(body: unknown): unknown {
+function redactTaskView(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   if (body['object'] === 'list' && Array.isArray(body['data'])) return { ...body, data: body['data'].map(redactTaskView) };
   if (body['object'] !== 'task') return body;
@@ -205,17 +212,9 @@ export function redactSse(text: string, redact: (data: unknown) => unknown): str
   let block: { line: string; end: string }[] = [];
   const flush = (): void => {
     const data = block.filter((l) => l.line.startsWith('data:'));
-    let replaced: string | null = null;
-    if (data.length > 0) {
-      try {
-        const parsed: unknown = JSON.parse(data.map((l) => l.line.slice(5).replace(/^ /, '')).join('\n'));
-        const before = JSON.stringify(parsed);
-        const after = JSON.stringify(redact(parsed));
-        if (after !== before) replaced = after;
-      } catch {
-        replaced = null;
-      }
-    }
+    const joined = data.map((l) => l.line.slice(5).replace(/^ /, '')).join('\n');
+    const mapped = data.length > 0 ? mapJson(joined, redact) : null;
+    const replaced = mapped === joined ? null : mapped;
     let written = false;
     for (const l of block) {
       if (replaced === null || !l.line.startsWith('data:')) out.push(l.line, l.end);
@@ -255,29 +254,24 @@ export interface BodyToRedact {
   keepContent: boolean;
 }
 
-/**
- * A body with `redact` applied to its JSON (each event's, for an event stream): the exact text when nothing
- * changed, compact JSON when something did, null when the body is not JSON.
- */
-function mapJsonBody(text: string, mimeType: string, redact: (value: unknown) => unknown): string | null {
-  if (/text\/event-stream/i.test(mimeType)) return redactSse(text, redact);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
+/** JSON text with `redact` applied: the exact text when nothing changed, compact JSON when something did, null when it is not JSON. */
+function mapJson(text: string, redact: (value: unknown) => unknown): string | null {
+  const parsed = parseJson(text);
+  if (parsed === undefined) return null;
   const after = JSON.stringify(redact(parsed));
   return after === JSON.stringify(parsed) ? text : after;
 }
 
-/** Every string of a JSON value, keys too, with its secrets replaced. */
-function redactSecretsDeep(value: unknown): unknown {
-  if (typeof value === 'string') return redactSecrets(value).text;
-  if (Array.isArray(value)) return value.map(redactSecretsDeep);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k).text, redactSecretsDeep(v)]));
-  return value;
-}
+/** `mapJson` of a body, or of each event's data for an event stream (whose text is never null). */
+const mapJsonBody = (text: string, mimeType: string, redact: (value: unknown) => unknown): string | null =>
+  /text\/event-stream/i.test(mimeType) ? redactSse(text, redact) : mapJson(text, redact);
+
+/** What of a route's JSON bodies, per side, is content. */
+const CONTENT: Record<ContentRoute, Record<BodyToRedact['side'], (value: unknown) => unknown>> = {
+  text: { request: redactTextJson, response: redactTextJson },
+  tasks: { request: redactTaskSubmit, response: redactTaskView },
+  files: { request: redactUpload, response: (value) => value },
+};
 
 /**
  * A body as a recording keeps it: content x-ed out per its route (unless kept), then secrets replaced. A body
@@ -288,8 +282,7 @@ export function redactBody(body: BodyToRedact): { text: string; redacted: Redact
   let text = body.text;
   if (text === '') return { text, redacted };
   if (!body.keepContent && body.route !== null) {
-    const redact =
-      body.route === 'text' ? redactTextJson : body.route === 'files' ? (body.side === 'request' ? redactUpload : (v: unknown) => v) : body.side === 'request' ? redactTaskSubmit : redactTaskView;
+    const redact = CONTENT[body.route][body.side];
     // A request body no format can read (malformed JSON, a multipart upload) may still be all prompt.
     const next = mapJsonBody(text, body.mimeType, redact) ?? (body.side === 'request' ? xOut(text) : text);
     if (next !== text) redacted.push('content');

@@ -8,6 +8,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { importRecording, parseImportRecordingOptions } from '../../src/cli/import-recording.ts';
 import { UsageError } from '../../src/cli/args.ts';
 import { formatTime } from '../../src/index.ts';
+import { xOut as x } from '../../src/recording/index.ts';
 import type { Har, HarEntry, HarEntryExtra, HarPage } from '../../src/recording/index.ts';
 import type { Scenario } from '../../src/scenarios/index.ts';
 import { chatFormat, messagesFormat, textFingerprint } from '../../src/text/index.ts';
@@ -22,7 +23,6 @@ import type { TestEmulator } from '../support/harness.ts';
 
 const T0 = Date.parse(START);
 const at = (seconds: number): number => T0 + seconds * 1000;
-const x = (text: string): string => text.replace(/\S/g, 'x');
 
 const dirs: string[] = [];
 const emulators: TestEmulator[] = [];
