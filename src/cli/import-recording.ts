@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Imported } from '../recording/index.ts';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { IMPORT_RECORDING_HELP } from './help.ts';
+import { plural } from '../log/index.ts';
 
 export interface ImportRecordingOptions {
   /** The recording: a folder of .har files, or one. */
@@ -23,7 +24,6 @@ export function parseImportRecordingOptions(argv: string[]): ImportRecordingOpti
   return { recording, out: values.out ?? join(folder, 'scenarios') };
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * `svc-emulator import-recording`: reads the recording, writes the scenario files (checked against the Scenario

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
 import type { Recorder } from '../recording/index.ts';
+import { plural } from '../log/index.ts';
 
 export interface ProxyCommandOptions {
   upstream: string;
@@ -82,7 +83,6 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
         written.push(options.junit);
       }
       const files = recorder ? await recorder.close() : [];
-      const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
       console.log(`proxy stopped: ${plural(server.exchanges(), 'exchange')} checked, ${plural(deviations.length, 'deviation')}${written.length > 0 ? ` (written to ${written.join(', ')})` : ''}`);
       if (recorder) console.log(files.length > 0 ? `recorded: ${files.join(', ')}` : 'recorded nothing (no exchange passed)');
       process.exit(0);

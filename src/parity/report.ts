@@ -1,6 +1,7 @@
 import { escapeXml } from '../conformance/report.ts';
 import { PARITY_CHECKS } from './types.ts';
 import type { CheckId, CheckOutcome, CheckTally, Difference, EndpointReport, ParityReport } from './types.ts';
+import { plural } from '../log/index.ts';
 
 /** One replayed exchange: which checks applied, what each found, and how to replay it by hand. */
 export interface ExchangeResult {
@@ -59,7 +60,6 @@ const show = (check: CheckId, value: unknown): string => {
   if (value === undefined || value === null) return check.startsWith('parity.headers.') ? 'absent' : JSON.stringify(value ?? null);
   return VALUE_CHECKS.has(check) || typeof value !== 'string' ? JSON.stringify(value) : value;
 };
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** A difference as a person reads it: where, the two values, and a curl line that replays the request. */
 export function differenceText(d: Difference): string {
