@@ -14,7 +14,7 @@ export interface Exchange {
   json: unknown;
   requestId: string | null;
   /** Server-sent events of a stream, in order. */
-  events: { event: string | null; data: string }[];
+  events: StreamEvent[];
   requestHeaders: Record<string, string>;
   requestBody: string | undefined;
 }
@@ -99,14 +99,7 @@ export function toExchange(
   answer: Pick<Exchange, 'status' | 'headers' | 'text'>,
 ): Exchange {
   const type = answer.headers.get('content-type') ?? '';
-  let json: unknown;
-  if (type.includes('json')) {
-    try {
-      json = JSON.parse(answer.text);
-    } catch {
-      json = undefined;
-    }
-  }
+  const json = type.includes('json') ? parseJson(answer.text) : undefined;
   return {
     method: request.method,
     path: request.path,
@@ -126,9 +119,24 @@ function genericChecks(contract: ResponseContract, exchange: Exchange): void {
   if (first) throw new CheckFailure(first.message, exchange, first.expected, first.actual);
 }
 
+/** Text as JSON; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A parsed server-sent event. */
+export interface StreamEvent {
+  event: string | null;
+  data: string;
+}
+
 /** Server-sent events per the HTML standard's parsing rules (enough of them for the three formats). */
-export function parseSse(text: string): { event: string | null; data: string }[] {
-  const events: { event: string | null; data: string }[] = [];
+export function parseSse(text: string): StreamEvent[] {
+  const events: StreamEvent[] = [];
   let event: string | null = null;
   let data: string[] = [];
   for (const line of text.split(/\r\n|\r|\n/)) {

@@ -2,16 +2,12 @@
 import { textFormatOf } from '../text/fingerprint.ts';
 import type { TextFormat } from '../text/index.ts';
 import type { AnswerDeviation } from './answers.ts';
+import { parseJson } from './client.ts';
+import type { StreamEvent } from './client.ts';
 import { isPlainObject } from '../contract/index.ts';
 
 /** The three text formats, each with its own event order. */
 export type StreamFormat = TextFormat['name'];
-
-/** A parsed server-sent event. */
-export interface StreamEvent {
-  event: string | null;
-  data: string;
-}
 
 /** What of the request changes what a stream may hold; a field left out is not known, and allows either. */
 export interface StreamRequest {
@@ -64,7 +60,7 @@ export const streamFormatOf = (path: string): StreamFormat | null => textFormatO
 
 /** What a request body says about its stream; nothing when the body cannot be read. */
 export function streamRequestOf(format: StreamFormat, requestBody: string | undefined): StreamRequest {
-  const body = parse(requestBody ?? '');
+  const body = parseJson(requestBody ?? '');
   if (!isPlainObject(body)) return {};
   if (format === 'chat') return { includeUsage: isPlainObject(body['stream_options']) && body['stream_options']['include_usage'] === true };
   if (format === 'messages') return { stopSequences: Array.isArray(body['stop_sequences']) && body['stop_sequences'].length > 0 };
@@ -89,11 +85,11 @@ export function streamOrderProblems(format: StreamFormat, events: StreamEvent[],
 export function streamError(format: StreamFormat, events: StreamEvent[]): unknown {
   if (format === 'chat') {
     if (events.at(-1)?.data !== '[DONE]') return null;
-    const body = parse(events.at(-2)?.data ?? '');
+    const body = parseJson(events.at(-2)?.data ?? '');
     return isPlainObject(body) && 'error' in body ? body : null;
   }
   const last = events.at(-1);
-  return last?.event === 'error' ? (parse(last.data) ?? last.data) : null;
+  return last?.event === 'error' ? (parseJson(last.data) ?? last.data) : null;
 }
 
 type Problem = Omit<AnswerDeviation, 'check'>;
@@ -105,7 +101,7 @@ function chatProblem(events: StreamEvent[], request: StreamRequest): Problem | n
   const chunks: Record<string, unknown>[] = [];
   for (const [i, e] of events.slice(0, -1).entries()) {
     if (e.data === '[DONE]') return { message: 'data: [DONE] only once, at the end', expected: 'one [DONE], last', actual: `[DONE] at event ${i}` };
-    const chunk = parse(e.data);
+    const chunk = parseJson(e.data);
     if (!isPlainObject(chunk)) return { message: `event ${i} is a JSON object`, expected: 'a JSON object', actual: e.data.slice(0, 200) };
     chunks.push(chunk);
   }
@@ -143,14 +139,14 @@ function namedProblem(format: 'responses' | 'messages', events: StreamEvent[], r
   if (broken) return broken;
   if (format === 'responses') {
     const sequence = events.map((e) => {
-      const data = parse(e.data);
+      const data = parseJson(e.data);
       return isPlainObject(data) ? data['sequence_number'] : undefined;
     });
     if (!sequence.every((n, i) => n === i)) return { message: 'sequence_number 0, 1, 2, …', expected: 'in order', actual: sequence };
   }
   if (error !== null) return errorCodeProblem(error);
   if (format === 'messages') {
-    const data = parse(events[names.indexOf('message_delta')]?.data ?? '');
+    const data = parseJson(events[names.indexOf('message_delta')]?.data ?? '');
     const delta = isPlainObject(data) ? data['delta'] : undefined;
     const reason = isPlainObject(delta) ? delta['stop_reason'] : undefined;
     const reasons = request.stopSequences !== false ? [...MESSAGE_STOP_REASONS, 'stop_sequence'] : MESSAGE_STOP_REASONS;
@@ -187,13 +183,5 @@ function errorCodeProblem(error: unknown): Problem | null {
   const code = inner ? (inner['code'] ?? inner['type']) : undefined;
   if (typeof code === 'string' && MID_STREAM_ERROR_CODES.includes(code)) return null;
   return { message: 'a mid-stream error has the error body of the format and a documented code', expected: MID_STREAM_ERROR_CODES.join('|'), actual: inner ? code : error };
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 

@@ -3,7 +3,7 @@ import { ROUTING } from './routing.ts';
 import type { Request, Response } from 'express';
 import { ApiError, errorBody } from '../errors/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
-import { chatFormat, deliveredTokens, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, streamUnits, textModelOf } from '../text/index.ts';
+import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, textModelOf } from '../text/index.ts';
 import type { TextCall, TextFormat } from '../text/index.ts';
 import { accountOf } from './api-key.ts';
 import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
@@ -61,19 +61,18 @@ export function textRoutes(deps: AppDeps): Router {
 function settle(deps: AppDeps, res: Response, call: TextCall, sent: number, charge: 'sent' | 'refund', clientClosed: boolean): void {
   if (deps.db.store.closed) return;
   deps.db.store.transaction(() => {
-    const points = charge === 'refund' ? call.refundAll() : call.settle(deliveredTokens(call.view.generated, sent));
+    const points = charge === 'refund' ? call.refundAll() : call.settle(sent);
     record(deps, res, call, sent, points, clientClosed);
   });
 }
 
 function record(deps: AppDeps, res: Response, call: TextCall, sent: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
-  const { generated } = call.view;
-  const output = generated.toolCall ? (sent > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, sent).join('');
+  const { outputTokens, output } = call.delivered(sent);
   amendCall(deps, res, {
     text: {
       stream: call.parsed.stream,
-      input_tokens: generated.inputTokens,
-      output_tokens: deliveredTokens(generated, sent),
+      input_tokens: call.view.generated.inputTokens,
+      output_tokens: outputTokens,
       points,
       client_closed: clientClosed,
       ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output } } : {}),
@@ -90,7 +89,7 @@ async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
     settle(deps, res, call, 0, 'refund', false);
     throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
   }
-  settle(deps, res, call, streamUnits(call.view.generated), 'sent', false);
+  settle(deps, res, call, call.units, 'sent', false);
   res.json(format.body(call.view));
 }
 
@@ -153,7 +152,7 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
     settle(deps, res, call, sent, 'sent', true);
     return;
   }
-  settle(deps, res, call, streamUnits(call.view.generated), 'sent', false);
+  settle(deps, res, call, call.units, 'sent', false);
   res.end();
 }
 

@@ -28,7 +28,7 @@ export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.valu
  * stop), plus the value formats, and the event order of a text stream. An answer whose body could not be read is
  * checked on status and headers only.
  */
-export function answerDeviations(contract: ResponseContract, exchange: Exchange, complete: boolean): AnswerDeviation[] {
+function answerDeviations(contract: ResponseContract, exchange: Exchange, complete: boolean): AnswerDeviation[] {
   const found = genericDeviations(contract, exchange);
   if (!complete) return found.filter((d) => d.check !== 'wire.schema.response');
   const format = streamFormatOf(exchange.path);
@@ -36,11 +36,6 @@ export function answerDeviations(contract: ResponseContract, exchange: Exchange,
   // Any answer passes through, an empty one included: a stream without a content delta keeps the order.
   const order = streamed ? streamOrderProblems(format, exchange.events, { ...streamRequestOf(format, exchange.requestBody), emptyAllowed: true }) : [];
   return [...found, ...formatDeviations(exchange), ...order];
-}
-
-/** The deviations of one answer alone, as the proxy reports them. */
-export function deviationsOf(contract: ResponseContract, exchange: Exchange, complete: boolean, upstream: string): Deviation[] {
-  return reported(answerDeviations(contract, exchange, complete), exchange, upstream);
 }
 
 /**

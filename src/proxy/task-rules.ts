@@ -72,15 +72,15 @@ export function createTaskRules(memory: TaskMemory = { finished: 5_000, live: 20
       if (prev) {
         const later = times === undefined || times.startedMs >= prev.readByMs;
         if ((RANK[now.status] ?? 0) < (RANK[prev.status] ?? 0)) {
-          if (later) found.push(wentBack(task.id, prev.status, now.status, isFinished(prev.status) ? prev.status : `${prev.status} or a later state`));
+          if (later) found.push(wentBack(task.id, prev.status, now.status));
           kept = prev;
         } else if ((RANK[now.status] ?? 0) > (RANK[prev.status] ?? 0)) {
           // Checked in the order they end: an earlier state may come from an exchange that ended first but started
           // after this one's answer began, so read the task after it.
-          if (times !== undefined && prev.startedMs >= times.firstByteMs) found.push(wentBack(task.id, now.status, prev.status, isFinished(now.status) ? now.status : `${now.status} or a later state`));
+          if (times !== undefined && prev.startedMs >= times.firstByteMs) found.push(wentBack(task.id, now.status, prev.status));
         } else if (isFinished(prev.status) && now.status !== prev.status) {
           // Two terminal states are never both a task's, whatever order they were read in.
-          found.push(wentBack(task.id, prev.status, now.status, prev.status));
+          found.push(wentBack(task.id, prev.status, now.status));
           kept = prev;
         } else if (now.status === prev.status) {
           kept = isFinished(prev.status) ? prev : { ...now, readByMs: Math.max(prev.readByMs, now.readByMs), startedMs: Math.max(prev.startedMs, now.startedMs) };
@@ -117,10 +117,11 @@ function tasksOf(exchange: Exchange): { id: string; seen: Omit<Seen, 'readByMs' 
   return tasks;
 }
 
-const wentBack = (id: string, from: string, to: string, expected: string): AnswerDeviation => ({
+/** A task seen `from` and then `to`, an earlier state or another terminal one: `from` (or a later state) expected. */
+const wentBack = (id: string, from: string, to: string): AnswerDeviation => ({
   check: STATUS_ORDER_CHECK,
   message: `task ${id} was ${from} and is now ${to}`,
-  expected,
+  expected: isFinished(from) ? from : `${from} or a later state`,
   actual: to,
 });
 

@@ -14,7 +14,7 @@ import type { StoredAccount } from '../accounts/index.ts';
 import type { Db } from '../db.ts';
 import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
 import { textFingerprint } from './fingerprint.ts';
-import { generate } from './generate.ts';
+import { delivered, generate, streamUnits } from './generate.ts';
 import type { GenerationOverrides } from './generate.ts';
 
 export interface TextCallContext {
@@ -35,8 +35,12 @@ export interface TextCall {
   parsed: ParsedCall;
   behaviour: TextBehaviour;
   frozen: Points;
-  /** Charges the input and `outputTokens` of output, refunds the rest of the freeze. */
-  settle(outputTokens: number): { frozen: Points; charged: Points; refunded: Points };
+  /** The stream units of the whole answer: its events' `tokens`, summed. */
+  units: number;
+  /** What `sent` stream units delivered: their output tokens and text. */
+  delivered(sent: number): { outputTokens: number; output: string };
+  /** Charges the input and the output tokens of `sent` stream units, refunds the rest of the freeze. */
+  settle(sent: number): { frozen: Points; charged: Points; refunded: Points };
   /** A failure before output or a service fault: everything frozen comes back. */
   refundAll(): { frozen: Points; charged: Points; refunded: Points };
 }
@@ -137,7 +141,9 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     parsed,
     behaviour,
     frozen,
-    settle: (outputTokens) => finish(tokenPoints(model, generated.inputTokens, outputTokens)),
+    units: streamUnits(generated),
+    delivered: (sent) => delivered(generated, sent),
+    settle: (sent) => finish(tokenPoints(model, generated.inputTokens, delivered(generated, sent).outputTokens)),
     refundAll: () => finish(ZERO),
   };
 }

@@ -74,13 +74,15 @@ function replay(request: TextRequest, chunks: string[], overrides: GenerationOve
 export const streamUnits = (generated: Generated): number => (generated.toolCall ? generated.outputTokens : generated.pieces.length);
 
 /**
- * The output tokens of an answer of which `delivered` stream units went out: all of them, its output tokens; part
- * of a recorded answer whose chunks hold more (or less) than one token each, its share of them, rounded down.
+ * What `sent` stream units of an answer delivered: their text, and their share of its output tokens, rounded down
+ * (all of them once every unit went out). A generated answer's pieces are its tokens, one each; a recorded
+ * answer's chunks may hold more or fewer.
  */
-export function deliveredTokens(generated: Generated, delivered: number): number {
+export function delivered(generated: Generated, sent: number): { outputTokens: number; output: string } {
   const units = streamUnits(generated);
-  if (delivered >= units) return generated.outputTokens;
-  return units === generated.outputTokens ? delivered : Math.floor((delivered * generated.outputTokens) / units);
+  const outputTokens = sent >= units ? generated.outputTokens : Math.floor((sent * generated.outputTokens) / units);
+  const output = generated.toolCall ? (sent > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, sent).join('');
+  return { outputTokens, output };
 }
 
 function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Generated, 'outputTokens'> {

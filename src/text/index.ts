@@ -4,7 +4,7 @@ export { chatFormat, responsesFormat, messagesFormat } from './formats/index.ts'
 export type { TextFormat, TextCallView } from './formats/index.ts';
 export { encodeEvent, STREAM_HEADERS } from './sse.ts';
 export type { SseEvent } from './sse.ts';
-export { deliveredTokens, generate, streamUnits } from './generate.ts';
+export { generate } from './generate.ts';
 export { toPieces } from './tokens.ts';
 export type { TextRequest, Generated } from './generate.ts';
 export { refundInterruptedTextCalls } from './recover.ts';

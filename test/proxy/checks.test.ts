@@ -1,16 +1,16 @@
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadDocument } from '../../src/contract/index.ts';
 import { toExchange } from '../../src/conformance/client.ts';
 import type { Exchange } from '../../src/conformance/client.ts';
 import { EVENT_ORDER } from '../../src/conformance/stream-order.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
-import { createProxy, PROXY_CHECKS, proxyJunitXml } from '../../src/proxy/index.ts';
+import { PROXY_CHECKS, proxyJunitXml } from '../../src/proxy/index.ts';
 import type { Deviation, Proxy } from '../../src/proxy/index.ts';
 import { createTaskRules } from '../../src/proxy/task-rules.ts';
+import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 
 // The proxy's checks of stream order and of tasks across exchanges, and its JUnit report: in front of the emulator,
 // which conforms, nothing deviates; in front of a server of this file's own, each rule is broken once on purpose.
@@ -71,21 +71,10 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-const running: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const server of running.splice(0)) await server.close();
-});
-
-async function startProxy(upstream: string): Promise<{ proxy: Proxy; url: string; lines: string[] }> {
-  const lines: string[] = [];
-  const proxy = createProxy({ upstream, log: (line) => lines.push(line) });
-  const url = await proxy.listen(0);
-  running.push(proxy);
-  return { proxy, url, lines };
-}
+const running = closedAfterEach();
 
 it('in front of the emulator: streams of the three formats, whole, cut at the maximum and broken off by an error, keep their order', async () => {
-  const { proxy, url, lines } = await startProxy(direct);
+  const { proxy, url, lines } = await startProxy(direct, running);
   const endings: string[] = [];
   for (const [format, [path, body]] of Object.entries(STREAMS)) {
     const cut = format === 'chat' ? { max_tokens: 2 } : format === 'responses' ? { max_output_tokens: 2 } : { max_tokens: 2 };
@@ -123,7 +112,7 @@ it('in front of the emulator: streams of the three formats, whole, cut at the ma
 }, 30_000);
 
 it('in front of the emulator: a task polled to its end and a canceled one go only forward, with points that add up', async () => {
-  const { proxy, url, lines } = await startProxy(direct);
+  const { proxy, url, lines } = await startProxy(direct, running);
   const seen: string[] = [];
   const read = async (method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, unknown>> => {
     const res = await api(url, method, path, body, headers);
@@ -217,8 +206,7 @@ function deviatingUpstream(): Promise<string> {
     }
     res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': REQUEST_ID }).end(JSON.stringify({ error: { code: 'internal', message: `no route ${route}`, request_id: REQUEST_ID } }));
   });
-  running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return listenLocal(server, running);
 }
 
 /** Each request of the deviating run, in order, and the deviations it should give. */
@@ -244,7 +232,7 @@ const DEVIATING: [string, string, Record<string, string>, string[]][] = [
 
 async function deviatingRun(): Promise<{ proxy: Proxy; upstream: string; data: Deviation[] }> {
   const upstream = await deviatingUpstream();
-  const { proxy, url } = await startProxy(upstream);
+  const { proxy, url } = await startProxy(upstream, running);
   for (const [method, path, headers] of DEVIATING) {
     const format = Object.values(STREAMS).find(([p]) => p === path);
     const res = await api(url, method, path, format?.[1], headers);
@@ -411,7 +399,7 @@ it('the shared event order is the one openapi/service.yaml documents', () => {
 it('in front of the emulator: a stream with no content delta, in each format, keeps the order', async () => {
   // A model may end before its first token; a recorded empty answer replays as one.
   await control('/_emulator/scenarios', { scenarios: [{ name: 'empty-answer', outcome: 'succeeded', text: { chunks: [] } }] });
-  const { proxy, url, lines } = await startProxy(direct);
+  const { proxy, url, lines } = await startProxy(direct, running);
   const deltas: number[] = [];
   for (const [path, body] of Object.values(STREAMS)) {
     const res = await api(url, 'POST', path, body, { 'X-Emulator-Scenario': 'empty-answer' });
@@ -431,9 +419,8 @@ it('does not hold service_unavailable, for which the reference gives no HTTP sta
     res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': REQUEST_ID });
     res.end(JSON.stringify({ error: { code: req.url === '/v1/tasks/T261123090000UNAV01' ? 'service_unavailable' : 'not_found', message: 'down', request_id: REQUEST_ID } }));
   });
-  running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-  const upstream = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-  const { proxy, url } = await startProxy(upstream);
+  const upstream = await listenLocal(server, running);
+  const { proxy, url } = await startProxy(upstream, running);
   for (const id of ['T261123090000UNAV01', 'T261123090000NOTF01']) await (await api(url, 'GET', `/v1/tasks/${id}`)).arrayBuffer();
   await proxy.settled();
   const found = proxy.deviations().filter((d) => d.check.startsWith('wire.error-code') || d.check === 'wire.status.no-5xx');

@@ -2,16 +2,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
-import { createProxy } from '../../src/proxy/index.ts';
-import type { Deviation, Proxy } from '../../src/proxy/index.ts';
+import type { Deviation } from '../../src/proxy/index.ts';
 import { runCommand, spawnCommand } from '../support/command.ts';
+import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 
 // The proxy between real clients (the official SDKs, fetch) and two upstreams: the emulator, which conforms, and a
 // small server of this file's own that deviates on purpose, one way per route.
@@ -45,23 +44,13 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-const running: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const server of running.splice(0)) await server.close();
-});
+const running = closedAfterEach();
 
 function api(base: string, method: string, path: string, body?: unknown, withKey = true): Promise<Response> {
   const headers: Record<string, string> = {};
   if (withKey) headers['Authorization'] = `Bearer ${key}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   return fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-}
-
-async function startProxy(upstream: string, lines: string[] = []): Promise<{ proxy: Proxy; url: string }> {
-  const proxy = createProxy({ upstream, log: (line) => lines.push(line) });
-  const url = await proxy.listen(0);
-  running.push(proxy);
-  return { proxy, url };
 }
 
 async function listed(url: string): Promise<{ data: Deviation[]; count: number }> {
@@ -79,7 +68,7 @@ function shape(value: unknown): unknown {
 
 it('in front of the emulator: the SDKs, streams and plain requests get what they get directly, and nothing deviates', async () => {
   const lines: string[] = [];
-  const { proxy, url } = await startProxy(direct, lines);
+  const { proxy, url } = await startProxy(direct, running, lines);
 
   const openai = (base: string): OpenAI => new OpenAI({ baseURL: `${base}/v1`, apiKey: key, maxRetries: 0 });
   const anthropic = (base: string): Anthropic => new Anthropic({ baseURL: base, apiKey: key, maxRetries: 0 });
@@ -150,15 +139,14 @@ function deviatingUpstream(): { server: Server; url: Promise<string>; release: (
     }
     json(res, 500, { error: { code: 'internal', message: `no route ${route}`, request_id: REQUEST_ID } });
   });
-  const url = new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-  running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  const url = listenLocal(server, running);
   return { server, url, release };
 }
 
 it('in front of a deviating server: lists and logs each deviation with its check id, request and a curl line without the key', async () => {
   const upstream = deviatingUpstream();
   const lines: string[] = [];
-  const { url } = await startProxy(await upstream.url, lines);
+  const { url } = await startProxy(await upstream.url, running, lines);
 
   // The held stream: its first event reaches the client while the upstream still holds the rest.
   const streaming = await api(url, 'POST', '/v1/chat/completions', { model: 'svc-text-pro', messages: [{ role: 'user', content: 'hi' }], stream: true });
@@ -222,7 +210,7 @@ it('a client that leaves before the answer or mid-stream: the upstream request g
     arrived();
   });
   const lines: string[] = [];
-  const { proxy, url } = await startProxy(upstreamUrl, lines);
+  const { proxy, url } = await startProxy(upstreamUrl, running, lines);
 
   const before = new AbortController();
   const waiting = fetch(`${url}/v1/tasks/T000000000000HOLDIN`, { signal: before.signal }).catch((err: unknown) => err);

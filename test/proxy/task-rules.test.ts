@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
-import { createProxy } from '../../src/proxy/index.ts';
-import type { Proxy } from '../../src/proxy/index.ts';
+import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 
 // The proxy's task rules across exchanges, against answers a conforming service may give.
 
@@ -15,7 +13,7 @@ const NOTES = { model: 'social-notes-data', input: { mode: 'note', note: 'https:
 let emulator: Emulator;
 let direct: string;
 let key: string;
-const closing: { close(): Promise<void> }[] = [];
+const closing = closedAfterEach();
 
 async function control(path: string, body: object): Promise<Record<string, unknown>> {
   const res = await fetch(`${direct}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -29,14 +27,6 @@ async function api(base: string, method: string, path: string, body?: unknown, h
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function startProxy(upstream: string): Promise<{ proxy: Proxy; url: string; lines: string[] }> {
-  const lines: string[] = [];
-  const proxy = createProxy({ upstream, log: (line) => lines.push(line) });
-  const url = await proxy.listen(0);
-  closing.push(proxy);
-  return { proxy, url, lines };
-}
-
 beforeAll(async () => {
   emulator = await createEmulator({ clock: 'manual', adminToken: ADMIN, log: () => undefined });
   direct = await emulator.listen(0);
@@ -44,9 +34,6 @@ beforeAll(async () => {
   key = String((await control(`/_emulator/accounts/${String(account['id'])}/keys`, {}))['key']);
 });
 afterAll(() => emulator.close());
-afterEach(async () => {
-  for (const server of closing.splice(0)) await server.close();
-});
 
 it('takes no order from an idempotent replay, which may answer the task as it was first answered', async () => {
   // A service that replays the first answer as it was (queued), after the task has finished.
@@ -62,10 +49,9 @@ it('takes no order from an idempotent replay, which may answer the task as it wa
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': REQUEST_ID, ...(replay ? { 'Idempotent-Replayed': 'true' } : {}) });
     res.end(JSON.stringify(replay ? submitted.body : finished.body));
   });
-  closing.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-  const upstream = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  const upstream = await listenLocal(server, closing);
 
-  const { proxy, url } = await startProxy(upstream);
+  const { proxy, url } = await startProxy(upstream, closing);
   expect((await api(url, 'GET', `/v1/tasks/${id}`)).body['status']).toBe('succeeded');
   const replayed = await api(url, 'POST', '/v1/tasks', NOTES, { 'Idempotency-Key': 'rules-replay-1' });
   expect(replayed.headers.get('idempotent-replayed')).toBe('true');
@@ -77,7 +63,7 @@ it('takes no order from an idempotent replay, which may answer the task as it wa
 });
 
 it('in front of the emulator: an idempotent replay of a finished task deviates in nothing', async () => {
-  const { proxy, url, lines } = await startProxy(direct);
+  const { proxy, url, lines } = await startProxy(direct, closing);
   const first = await api(url, 'POST', '/v1/tasks', NOTES, { 'Idempotency-Key': 'rules-replay-2' });
   await control('/_emulator/clock/advance', { seconds: 20 });
   expect((await api(url, 'GET', `/v1/tasks/${String(first.body['id'])}`)).body['status']).toBe('succeeded');
@@ -113,9 +99,8 @@ it('finds a task gone back when the earlier state comes from a read that started
       res.end(JSON.stringify(served === 2 ? processing.body : succeeded.body));
     }
   });
-  closing.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-  const upstream = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-  const { proxy, url } = await startProxy(upstream);
+  const upstream = await listenLocal(server, closing);
+  const { proxy, url } = await startProxy(upstream, closing);
 
   const slow = await fetch(`${url}/v1/tasks/${id}`, { headers: { Authorization: `Bearer ${key}` } });
   expect(slow.status).toBe(200);
