@@ -293,6 +293,19 @@ it('openai chat with tools and a named tool_choice answers with a call to that t
   expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
 });
 
+it('a forced tool call longer than max_tokens freezes enough for what it charges: no refund below zero, nothing left frozen', async () => {
+  const tools = [{ type: 'function' as const, function: { name: 'note', parameters: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } }, required: ['title', 'body'] } } }];
+  const { data: completion, response } = await openai.chat.completions.create(chat({ max_tokens: 1, tools, tool_choice: 'required' })).withResponse();
+  const used = completion.usage?.completion_tokens ?? 0;
+  expect(used).toBeGreaterThan(1);
+  const requestId = response.headers.get('x-request-id') ?? '';
+  const entries = await ledgerOf(requestId);
+  expect(entries.map(([kind]) => kind)).toEqual(['freeze', 'charge']);
+  expect(entries[0]?.[1]).toBe(tokenCost(PRO, completion.usage?.prompt_tokens ?? 0, used));
+  expect(entries.every(([, points]) => !points.startsWith('-'))).toBe(true);
+  expect((await balances()).frozen).toBe('0.000');
+});
+
 it('openai chat streamed with include_usage delivers the non-streamed content piece by piece, then a usage chunk with empty choices', async () => {
   const whole = await openai.chat.completions.create(chat());
   const { data: stream, request_id } = await openai.chat.completions
