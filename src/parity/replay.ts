@@ -4,6 +4,7 @@ import { unreachableReason } from '../conformance/network.ts';
 import { harHeader, REDACTED } from '../recording/index.ts';
 import type { HarEntry } from '../recording/index.ts';
 import type { IdMap } from './ids.ts';
+import { HOP_BY_HOP } from '../proxy/hop-by-hop.ts';
 
 /** The deployment answered nothing at all (refused, unknown host, TLS, no answer in time): the run stops, exit 2. */
 export class ParityUnreachable extends Error {}
@@ -27,11 +28,8 @@ export interface ReplayRequest {
   keyRefused: boolean;
 }
 
-// RFC 9110 §7.6.1 hop-by-hop headers, and what the transport sets for itself (fetch: host, length, encodings).
-const NOT_REPLAYED = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization',
-  'host', 'content-length', 'accept-encoding',
-]);
+// Hop-by-hop headers, and what the transport sets for itself (fetch: host, length, encodings).
+const NOT_REPLAYED = new Set([...HOP_BY_HOP, 'host', 'content-length', 'accept-encoding']);
 const SIGNING = new Set(['x-svc-timestamp', 'x-svc-nonce', 'x-svc-signature']);
 const CREDENTIALS = new Set(['authorization', 'x-api-key']);
 /** Sent where a recorded key was refused (401): its value is redacted, and the deployment must refuse it too. */

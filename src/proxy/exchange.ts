@@ -62,8 +62,11 @@ export interface EndedExchange {
   firstByteMs: number;
   endMs: number;
   request: { rawHeaders: string[]; body: Buffer | null };
-  /** The body as sent, and `decoded`: with any content-encoding undone (null when over the cap or unreadable). */
-  response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null };
+  /**
+   * `decoded`: the body with any content-encoding undone; null when it went over the cap (`truncated`) or is in an
+   * encoding the proxy cannot undo.
+   */
+  response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null; truncated: boolean };
 }
 
 /** One proxied request and its answer, with the times the recorder needs. */
@@ -86,6 +89,6 @@ export function exchangeOf(
     complete: bytes !== null,
     ...times,
     request: { rawHeaders: request.rawHeaders, body: request.body.truncated ? null : Buffer.concat(request.body.chunks) },
-    response: { statusMessage: answer.statusMessage, rawHeaders: answer.rawHeaders, decoded: bytes },
+    response: { statusMessage: answer.statusMessage, rawHeaders: answer.rawHeaders, decoded: bytes, truncated: answer.body.truncated },
   };
 }

@@ -8,6 +8,7 @@ import { machineNow } from '../clock/index.ts';
 import { createChecker, deviationLine } from './checks.ts';
 import type { Deviation, ExchangeTimes } from './checks.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
+import { HOP_BY_HOP } from './hop-by-hop.ts';
 import type { EndedExchange } from './exchange.ts';
 
 export interface ProxyOptions {
@@ -39,10 +40,8 @@ export interface Proxy {
   settled(): Promise<void>;
 }
 
-// RFC 9110 §7.6.1: these describe one connection, not the message, and are never forwarded.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 
-function forwardable(rawHeaders: string[], skip: Set<string>): [string, string][] {
+function forwardable(rawHeaders: string[], skip: ReadonlySet<string>): [string, string][] {
   const named = new Set(skip);
   // Headers the Connection header names are hop-by-hop too.
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {

@@ -127,8 +127,6 @@ function requestOf(ended: EndedExchange, r: Redacting): HarRequest {
   return request;
 }
 
-const READABLE_ENCODINGS = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate', 'br']);
-
 function responseOf(ended: EndedExchange, r: Redacting): HarResponse {
   const { headers, mimeType, length } = headersOf(pairsOf(ended.response.rawHeaders), r);
   const encoding = (harHeader(headers, 'content-encoding') ?? '').trim().toLowerCase();
@@ -136,7 +134,7 @@ function responseOf(ended: EndedExchange, r: Redacting): HarResponse {
   const decoded = ended.response.decoded;
   const content: HarResponse['content'] = { size: decoded?.length ?? (identity && length !== null ? length : -1), mimeType };
   if (decoded === null) {
-    if (READABLE_ENCODINGS.has(encoding)) {
+    if (ended.response.truncated) {
       r.extra.truncated = true;
       content.comment = CAP_NOTE;
     } else content.comment = `content-encoding ${encoding}: not decoded, left out`;

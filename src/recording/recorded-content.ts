@@ -1,4 +1,5 @@
 import type { HarEntry } from './har.ts';
+import { parseJson as parseJsonText } from '../conformance/client.ts';
 
 /**
  * What the recorder and the importers read off an exchange's content: its JSON, and the marks the recorder's
@@ -12,10 +13,4 @@ export const redactedEntry = (entry: HarEntry): boolean => entry._svcEmulator?.r
 export const redactedText = (text: string): boolean => /^[x\s]*x[x\s]*$/.test(text);
 
 /** A body or event as JSON; undefined when there is none or it is not JSON (JSON itself never parses to undefined). */
-export const parseJson = (text: string | null | undefined): unknown => {
-  try {
-    return text === undefined || text === null ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return undefined;
-  }
-};
+export const parseJson = (text: string | null | undefined): unknown => parseJsonText(text ?? '');

@@ -57,7 +57,7 @@ it('leaves no secret in the recorded address or its decoded query, however deep 
     firstByteMs: 1,
     endMs: 2,
     request: { rawHeaders: ['Host', 'proxy'], body: Buffer.alloc(0) },
-    response: { statusMessage: 'OK', rawHeaders: [], decoded: Buffer.alloc(0) },
+    response: { statusMessage: 'OK', rawHeaders: [], decoded: Buffer.alloc(0), truncated: false },
   } satisfies EndedExchange;
   const { entry } = harEntry(ended, { keepContent: true });
   expect(JSON.stringify(entry)).not.toContain(SECRET);
