@@ -1,5 +1,6 @@
 import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactTime, machineNow } from '../clock/index.ts';
 import type { EndedExchange } from '../proxy/exchange.ts';
@@ -107,37 +108,56 @@ export function createRecorder(options: RecorderOptions): Recorder {
   };
 
   /**
-   * Creates the recording with its first content. A hard link from a file written beside it claims the name in
-   * one step, already whole (a reader never sees it empty) and never replacing someone else's file; where the
-   * filesystem has no hard links, an exclusive create and a write.
+   * Creates the recording with its first content. A hard link from a file written whole elsewhere claims the name
+   * in one step: the file appears complete (a reader never sees it empty) and never replaces someone else's. The
+   * file is written in the system's temporary folder, so nothing half-made stands in DIR even for a moment; where
+   * that is another filesystem, beside the recording; where there are no hard links, an exclusive create and a write.
    */
   const claim = async (content: Buffer): Promise<{ path: string; handle: FileHandle }> => {
-    const temp = join(options.dir, `.recording-${stamp}-${process.pid}-${++recorders}.tmp`);
-    await writeFile(temp, content);
-    try {
-      for (let n = 1; ; n++) {
-        const path = join(options.dir, `recording-${stamp}${n === 1 ? '' : `-${n}`}.har`);
-        try {
-          await link(temp, path);
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code ?? '';
-          if (code === 'EEXIST') continue;
-          if (!NO_HARD_LINKS.has(code)) throw err;
-          try {
-            const handle = await open(path, 'wx');
-            await handle.write(content, 0, content.length, 0);
-            return { path, handle };
-          } catch (inner) {
-            if ((inner as NodeJS.ErrnoException).code === 'EEXIST') continue;
-            throw inner;
-          }
-        }
-        return { path, handle: await open(path, 'r+') };
+    const name = `.recording-${stamp}-${process.pid}-${++recorders}.tmp`;
+    for (const temp of [join(tmpdir(), name), join(options.dir, name)]) {
+      await writeFile(temp, content);
+      try {
+        const claimed = await linkFirstFree(temp);
+        if (claimed !== null) return { path: claimed, handle: await open(claimed, 'r+') };
+      } finally {
+        await unlink(temp).catch(() => undefined);
       }
-    } finally {
-      await unlink(temp).catch(() => undefined);
+    }
+    return createFirstFree(content);
+  };
+
+  /** The first free name linked to `temp`; null when the filesystem cannot link it there. */
+  const linkFirstFree = async (temp: string): Promise<string | null> => {
+    for (let n = 1; ; n++) {
+      const path = candidate(n);
+      try {
+        await link(temp, path);
+        return path;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') continue;
+        if (NO_HARD_LINKS.has(code)) return null;
+        throw err;
+      }
     }
   };
+
+  const createFirstFree = async (content: Buffer): Promise<{ path: string; handle: FileHandle }> => {
+    for (let n = 1; ; n++) {
+      const path = candidate(n);
+      try {
+        const handle = await open(path, 'wx');
+        await handle.write(content, 0, content.length, 0);
+        return { path, handle };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw err;
+      }
+    }
+  };
+
+  const candidate = (n: number): string => join(options.dir, `recording-${stamp}${n === 1 ? '' : `-${n}`}.har`);
 
   const write = async (): Promise<void> => {
     if (pending.length === 0) return;
