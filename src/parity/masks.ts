@@ -6,7 +6,7 @@ import { redactedText } from '../recording/recorded-content.ts';
  * compared on presence and JSON type only (`parity.body.shape`, `parity.stream.events`); everything else is
  * compared exactly (`parity.body.values`, `parity.stream.values`): status, error.code and type, task status,
  * points strings, model, finish and stop reasons, object types.
- * @see /work/shared/reference/service-api.md "Conventions" (the id prefixes) and "Text usage"
+ * @see reference "Conventions" (the id prefixes) and "Text usage"
  */
 
 /** A leaf of a JSON body as a mask rule sees it. */

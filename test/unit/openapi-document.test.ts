@@ -1,33 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { PARAMETER_TABLES } from './openapi-parameter-tables.ts';
 
 /**
- * The document is derived from the reference by hand; these tests hold it to the reference's parameter tables
- * and keep it whole (every component reachable, every /v1 answer documenting X-Request-Id).
+ * The document is derived from the service's reference by hand; these tests hold it to the parameter tables as
+ * the project states them (openapi-parameter-tables.ts) and keep it whole (every component reachable, every /v1 answer documenting X-Request-Id).
  */
 type Schema = Record<string, unknown>;
 const doc = parse(readFileSync(new URL('../../openapi/service.yaml', import.meta.url), 'utf8')) as Schema;
-const reference = readFileSync(new URL('../../../shared/reference/service-api.md', import.meta.url), 'utf8');
 const schemas = (doc['components'] as Record<string, Record<string, Schema>>)['schemas'] as Record<string, Schema>;
-
-interface Row {
-  field: string;
-  type: string;
-  required: string;
-  range: string;
-  default: string;
-}
-
-/** The input parameter table under "### Model: <id>". */
-function parameterTable(model: string): Row[] {
-  const section = reference.split(`### Model: ${model}`)[1]?.split('\n### ')[0] ?? '';
-  const lines = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Field') && !l.startsWith('|---'));
-  const cells = lines.map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
-  return cells
-    .filter((c) => c.length >= 5 && !/^(480p|720p|1080p)$/.test(c[0] ?? ''))
-    .map(([field = '', type = '', required = '', range = '', dflt = '']) => ({ field, type, required, range, default: dflt }));
-}
 
 /** A model's input schema, found as a tool finds it: the discriminator's branch for the model, then its `input`. */
 const branches = ((schemas['SubmitTaskRequest']?.['discriminator'] as Schema | undefined)?.['mapping'] ?? {}) as Record<string, string>;
@@ -37,7 +19,6 @@ const modelSchema = (model: string): Schema => {
   const [byInput] = (branchOf(model)['anyOf'] ?? []) as { properties: Record<string, Schema> }[];
   return component(byInput?.properties['input']?.['$ref']);
 };
-const backticked = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
 const resolve = (prop: Schema): Schema => {
   const ref = prop['$ref'];
   return typeof ref === 'string' ? { ...schemas[ref.split('/').pop() ?? ''], ...prop } : prop;
@@ -45,15 +26,14 @@ const resolve = (prop: Schema): Schema => {
 
 const models = ['social-notes-data', 'video-gen-2.0-fast', 'avatar-photo'];
 
-it.each(models)('%s: has every field of the reference table, with its type', (model) => {
-  const rows = parameterTable(model);
+it.each(models)('%s: has every field of the parameter table, with its type', (model) => {
+  const rows = PARAMETER_TABLES[model] ?? [];
   expect(rows.length).toBeGreaterThan(5);
   const properties = modelSchema(model)['properties'] as Record<string, Schema>;
   expect(Object.keys(properties).sort()).toEqual(rows.map((r) => r.field).sort());
   for (const row of rows) {
     const prop = resolve(properties[row.field] ?? {});
-    const expected =
-      row.type === 'file address' || row.type === 'string' ? 'string' : row.type.startsWith('array') ? 'array' : row.type;
+    const expected = row.type === 'file address' || row.type === 'string' ? 'string' : row.type.startsWith('array') ? 'array' : row.type;
     expect(prop['type'], row.field).toBe(expected);
     if (row.type.includes('file address')) {
       const target = row.type.startsWith('array') ? (prop['items'] as Schema) : (properties[row.field] as Schema);
@@ -62,31 +42,20 @@ it.each(models)('%s: has every field of the reference table, with its type', (mo
   }
 });
 
-it.each(models)('%s: has the enums, defaults, ranges, lengths and required fields of the reference table', (model) => {
+it.each(models)('%s: has the enums, defaults, ranges, lengths and required fields of the parameter table', (model) => {
   const schema = modelSchema(model);
   const properties = schema['properties'] as Record<string, Schema>;
-  for (const row of parameterTable(model)) {
+  for (const row of PARAMETER_TABLES[model] ?? []) {
     const prop = resolve(properties[row.field] ?? {});
-    const values = backticked(row.range);
-    if (row.type === 'string' && values.length > 0) expect(prop['enum'], row.field).toEqual(values);
-    if (row.type === 'boolean' && values[0] === 'true') expect(prop['const'], row.field).toBe(true);
-    if (row.default !== '-') {
-      const text = backticked(row.default)[0] ?? row.default;
-      const expected = row.type === 'integer' ? Number(text) : row.type === 'boolean' ? text === 'true' : text;
-      expect(prop['default'], row.field).toEqual(expected);
-    } else {
-      expect(prop['default'], row.field).toBeUndefined();
-    }
-    const span = /^(\d+) to (\d+)(?! ?seconds)/.exec(row.range);
-    if (span && row.type === 'integer') expect([prop['minimum'], prop['maximum']], row.field).toEqual([Number(span[1]), Number(span[2])]);
-    const chars = /(?:(\d+) to )?(\d+) characters|up to (\d+) characters/.exec(row.range);
-    if (chars) {
-      expect(prop['maxLength'], row.field).toBe(Number(chars[2] ?? chars[3]));
-      if (chars[1]) expect(prop['minLength'], row.field).toBe(Number(chars[1]));
-    }
-    const items = /^at most (\d+)/.exec(row.range);
-    if (items && row.type.startsWith('array')) expect(prop['maxItems'], row.field).toBe(Number(items[1]));
-    if (row.required === 'yes') expect(schema['required'], row.field).toContain(row.field);
+    if (row.values) expect(prop['enum'], row.field).toEqual(row.values);
+    if (row.must) expect(prop['const'], row.field).toBe(true);
+    expect(prop['default'], row.field).toEqual(row.default);
+    if (row.range) expect([prop['minimum'], prop['maximum']], row.field).toEqual(row.range);
+    if (row.maxLength !== undefined) expect(prop['maxLength'], row.field).toBe(row.maxLength);
+    if (row.minLength !== undefined) expect(prop['minLength'], row.field).toBe(row.minLength);
+    if (row.maxItems !== undefined) expect(prop['maxItems'], row.field).toBe(row.maxItems);
+    if (row.required) expect(schema['required'], row.field).toContain(row.field);
+    else expect((schema['required'] as string[] | undefined) ?? [], row.field).not.toContain(row.field);
   }
 });
 
@@ -94,7 +63,7 @@ it.each([
   ['social-notes-data', 600],
   ['video-gen-2.0-fast', 3600],
   ['avatar-photo', 3600],
-])('%s: states the maximum processing time of the reference (%i s)', (model, seconds) => {
+])('%s: states the maximum processing time (%i s)', (model, seconds) => {
   expect(modelSchema(model)['x-max-processing-seconds']).toBe(seconds);
 });
 
