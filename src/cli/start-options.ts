@@ -67,7 +67,7 @@ const FLAGS: Flag[] = [
   { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after; 0 none)', default: '60000, at most the request timeout' },
   { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
   { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: '5000' },
-  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most (more are closed unanswered, with a warning)' },
+  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most; at the cap the longest-idle one is closed for a new one, which is refused only while all are busy (with a warning)' },
   { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: '10000' },
   { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
   { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },

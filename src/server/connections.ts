@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { Server, Socket } from 'node:net';
 
 /**
  * The default connection cap. Every connection holds a file descriptor; once the process runs out of them, new
@@ -52,30 +51,3 @@ export const budgetText = (budget: ConnectionBudget): string =>
   budget.openFiles === null
     ? 'the open-file limit is unknown here'
     : `ulimit -n ${budget.openFiles}, less ${budget.reserve} kept for the store, files and callbacks`;
-
-/**
- * Says when `server` reaches its connection cap, once per burst rather than per refused connection: a warning
- * at the first connection closed unanswered, and one with the count when the open connections fall back below
- * nine tenths of the cap (the next burst warns again).
- */
-export function watchConnectionCap(server: Server, warn: (message: string) => void, openFiles: number | null): void {
-  let open = 0;
-  let dropped = 0;
-  server.on('connection', (socket: Socket) => {
-    open += 1;
-    socket.once('close', () => {
-      open -= 1;
-      const cap = server.maxConnections;
-      if (dropped === 0 || open > cap - Math.max(1, Math.floor(cap / 10))) return;
-      warn(`connection cap: ${dropped} connection(s) were closed unanswered while at the cap of ${cap}; taking new ones again`);
-      dropped = 0;
-    });
-  });
-  server.on('drop', () => {
-    dropped += 1;
-    if (dropped > 1) return;
-    const cap = server.maxConnections;
-    const limit = openFiles === null ? '' : ` (the open-file limit, ulimit -n, is ${openFiles})`;
-    warn(`connection cap reached: ${cap} connections are open, so new ones are closed unanswered until some close; raise it with --max-connections${limit}`);
-  });
-}

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
-import { openFileLimit, watchConnectionCap } from './connections.ts';
+import { capConnections } from './connection-cap.ts';
+import { openFileLimit } from './connections.ts';
 
 /**
  * Limits of the HTTP server itself, enforced by node before a request reaches the app. The reference names none,
@@ -20,7 +21,8 @@ export interface ServerLimits {
   /** Real ms an idle kept-alive connection stays open (sent as `Keep-Alive: timeout=`). 0: until the client closes it. */
   keepAliveTimeoutMs: number;
   /**
-   * Open connections at most; one over it is closed at once, without an answer (and a warning, once per burst).
+   * Open connections at most; at it, a new one closes the longest-idle connection, or, while every one has a
+   * request in flight, is itself closed at once without an answer (and a warning, once per burst).
    * null: no cap, the in-process default; `start` sets one below the open-file limit (see `connectionBudget`).
    */
   maxConnections: number | null;
@@ -56,7 +58,7 @@ export function resolveLimits(given: Partial<ServerLimits> = {}): ServerLimits {
   };
 }
 
-/** A node HTTP server for `app` with these limits; `warn` hears when the connection cap turns clients away. */
+/** A node HTTP server for `app` with these limits; `warn` hears when the connection cap is reached. */
 export function createLimitedServer(app: RequestListener, limits: ServerLimits, warn?: (message: string) => void): Server {
   const server = createServer(
     {
@@ -70,10 +72,7 @@ export function createLimitedServer(app: RequestListener, limits: ServerLimits, 
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  if (limits.maxConnections !== null) {
-    server.maxConnections = limits.maxConnections;
-    if (warn) watchConnectionCap(server, warn, openFileLimit());
-  }
+  if (limits.maxConnections !== null) capConnections(server, limits.maxConnections, warn, warn ? openFileLimit() : null);
   return server;
 }
 

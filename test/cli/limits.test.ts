@@ -153,20 +153,21 @@ it('closes an idle kept-alive connection after --keep-alive-timeout-ms, and anno
   expect(Date.now() - idleSince).toBeGreaterThanOrEqual(900);
 });
 
-it('closes connections over --max-connections without an answer, and takes new ones once there is room', async () => {
+it('closes connections over --max-connections without an answer while every one is busy, and takes new ones once there is room', async () => {
   const capped = await startCli(['--memory', '--max-connections', '2']);
   const held = [await raw(capped), await raw(capped)];
-  // Answered, so both are surely counted.
+  // Each with a request in flight (an upload whose body is still to come), so neither gives way to the third
+  // (an idle one would: test/cli/idle-connections.test.ts).
   for (const connection of held) {
-    connection.socket.write(HEALTH);
-    expect((await connection.answer()).head).toMatch(/^HTTP\/1\.1 200/);
+    connection.socket.write(`POST /v1/tasks HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n`);
+    expect((await connection.answer()).head).toMatch(/^HTTP\/1\.1 100/);
   }
   const third = await raw(capped);
   third.socket.write(HEALTH);
   await within(10_000, third.closed, 'closing the connection over the cap');
   expect(third.received()).toBe('');
 
-  held[0]?.socket.end();
+  held[0]?.socket.destroy();
   await held[0]?.closed;
   // The server counts the closed connection out on its own turn: ask until it has.
   const served = async (): Promise<string> => {
