@@ -60,6 +60,10 @@ stderr with its check id and listed at GET /_emulator/proxy/deviations on the pr
   --junit FILE       on exit, write the checks as JUnit XML (one testcase per check id)
   --record DIR       record every exchange into DIR as HAR 1.2 (keys, signatures and secrets redacted)
   --keep-content     with --record: keep prompts and outputs (redacted by default, shape kept)
+  --upstream-timeout-ms N
+                     real time the upstream has to send its status line (default 60000; 0: no limit); then the
+                     client gets 504 upstream_timeout and the deviation wire.upstream.timeout is listed. A stream
+                     that has begun is never cut
 
 A recording becomes scenarios and text fixtures with svc-emulator import-recording DIR, and is replayed against
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.

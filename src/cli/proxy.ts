@@ -3,6 +3,7 @@ import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../proxy/upstream-failure.ts';
 
 export interface ProxyCommandOptions {
   upstream: string;
@@ -12,6 +13,8 @@ export interface ProxyCommandOptions {
   junit: string | null;
   record: string | null;
   keepContent: boolean;
+  /** Real ms the upstream has to send its status line; 0: no limit. */
+  upstreamTimeoutMs: number;
 }
 
 export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
@@ -23,6 +26,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     junit: { type: 'string' },
     record: { type: 'string' },
     'keep-content': { type: 'boolean' },
+    'upstream-timeout-ms': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(PROXY_HELP);
@@ -39,6 +43,11 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
   const port = values.port === undefined ? 4011 : values.port.trim() === '' ? NaN : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`svc-emulator proxy: --port ${values.port ?? ''}: must be 0-65535`);
   if (values['keep-content'] && values.record === undefined) throw new UsageError('svc-emulator proxy: --keep-content goes with --record DIR');
+  const timeout = values['upstream-timeout-ms'];
+  const upstreamTimeoutMs = timeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : /^\d+$/.test(timeout) ? Number(timeout) : NaN;
+  if (!(upstreamTimeoutMs <= MAX_UPSTREAM_TIMEOUT_MS)) {
+    throw new UsageError(`svc-emulator proxy: --upstream-timeout-ms ${timeout === '' ? '""' : timeout ?? ''}: must be a whole number of milliseconds, 0-${MAX_UPSTREAM_TIMEOUT_MS} (0: no limit)`);
+  }
   return {
     upstream: values.upstream,
     port,
@@ -47,6 +56,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     junit: values.junit ?? null,
     record: values.record ?? null,
     keepContent: values['keep-content'] ?? false,
+    upstreamTimeoutMs,
   };
 }
 
@@ -62,7 +72,7 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   } catch (err) {
     throw new UsageError(`svc-emulator proxy: --record ${options.record ?? ''}: cannot write there (${(err as Error).message})`);
   }
-  const server = createProxy({ upstream: options.upstream, ...(recorder ? { onExchange: recorder.onExchange } : {}) });
+  const server = createProxy({ upstream: options.upstream, upstreamTimeoutMs: options.upstreamTimeoutMs, ...(recorder ? { onExchange: recorder.onExchange } : {}) });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
   if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);

@@ -1,4 +1,11 @@
-import type { ApiError } from './catalog.ts';
+import type { ErrorDetail } from './catalog.ts';
+
+/** What a body is written from: an ApiError, or an error of the proxy's own with a code outside the catalog. */
+export interface ShapedError {
+  code: string;
+  message: string;
+  details?: ErrorDetail[] | undefined;
+}
 
 /**
  * Each endpoint group answers errors in its own body shape; this is the one place that writes them.
@@ -12,7 +19,7 @@ export function endpointGroup(path: string): EndpointGroup {
   return 'general';
 }
 
-export function errorBody(group: EndpointGroup, error: ApiError, requestId: string): Record<string, unknown> {
+export function errorBody(group: EndpointGroup, error: ShapedError, requestId: string): Record<string, unknown> {
   switch (group) {
     case 'openai':
       return {

@@ -5,6 +5,7 @@ import type { Exchange } from '../conformance/client.ts';
 import type { ResponseContract } from '../conformance/spec.ts';
 import { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/stream-order.ts';
 import { createTaskRules, TASK_CHECKS } from './task-rules.ts';
+import type { UpstreamTimeout } from './upstream-failure.ts';
 import type { ExchangeTimes, TaskMemory } from './task-rules.ts';
 
 export type { ExchangeTimes } from './task-rules.ts';
@@ -20,8 +21,11 @@ export interface Deviation {
   curl: string;
 }
 
+/** An upstream that sent no status line within the proxy's upstream timeout (the proxy answered 504 itself). */
+export const UPSTREAM_TIMEOUT_CHECK = 'wire.upstream.timeout';
+
 /** Every check the proxy runs, in the order it runs them: a report has a case for each, failing or not. */
-export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...TASK_CHECKS];
+export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...TASK_CHECKS, UPSTREAM_TIMEOUT_CHECK];
 
 /**
  * The conformance suite's checks of any answer, all of them rather than the first (the proxy reports, it does not
@@ -54,6 +58,13 @@ export function createChecker(
     return reported([...answerDeviations(contract, exchange, complete), ...across], exchange, upstream);
   };
 }
+
+/**
+ * A request the upstream did not answer in time, as a deviation of the upstream: `exchange` holds the request and
+ * the proxy's own 504 with its request id, and its curl line asks the upstream again.
+ */
+export const timeoutDeviation = (exchange: Exchange, upstream: string, timeout: UpstreamTimeout): Deviation[] =>
+  reported([{ check: UPSTREAM_TIMEOUT_CHECK, message: timeout.message }], exchange, upstream);
 
 function reported(found: AnswerDeviation[], exchange: Exchange, upstream: string): Deviation[] {
   if (found.length === 0) return [];

@@ -5,11 +5,14 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { loadResponseContract } from '../conformance/spec.ts';
 import { machineNow } from '../clock/index.ts';
-import { createChecker, deviationLine } from './checks.ts';
+import { createRandom, ids } from '../random/index.ts';
+import type { Random } from '../random/index.ts';
+import { createChecker, deviationLine, timeoutDeviation } from './checks.ts';
 import type { Deviation, ExchangeTimes } from './checks.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
 import { HOP_BY_HOP } from './hop-by-hop.ts';
 import type { EndedExchange } from './exchange.ts';
+import { answerUpstreamFailure, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
 
 export interface ProxyOptions {
   /** The service to forward to: scheme, host and port (a path prefix is kept). */
@@ -25,6 +28,14 @@ export interface ProxyOptions {
   onExchange?: (ended: EndedExchange) => void;
   /** The machine's time in ms (default Date.now): exchanges are stamped and timed with real time. */
   now?: () => number;
+  /**
+   * Real ms the upstream has, from the request's arrival, to send its status line (default 60000; 0: no limit).
+   * Then the proxy gives up on it, answers 504 `upstream_timeout` and reports `wire.upstream.timeout`. An answer
+   * whose headers have come is never cut, however long its stream pauses.
+   */
+  upstreamTimeoutMs?: number;
+  /** Request ids of the proxy's own answers (default: a random source of its own). */
+  random?: Random;
 }
 
 export interface Proxy {
@@ -85,19 +96,29 @@ export function createProxy(options: ProxyOptions): Proxy {
   const found: Deviation[] = [];
   const pending = new Set<Promise<void>>();
   const now = options.now ?? machineNow;
+  const random = options.random ?? createRandom();
+  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
+    throw new Error(`the upstream timeout must be a whole number of ms, 0-${MAX_UPSTREAM_TIMEOUT_MS} (0: no limit), not ${timeoutMs}`);
+  }
   let checker: ((exchange: EndedExchange['exchange'], complete: boolean, times: ExchangeTimes) => Deviation[]) | null = null;
   let checked = 0;
+
+  /** What the checks of one exchange found: listed, and logged as found; the exchange counts as checked. */
+  const report = (deviations: Deviation[]): void => {
+    for (const deviation of deviations) {
+      found.push(deviation);
+      log(deviationLine(deviation));
+    }
+    checked += 1;
+  };
 
   const check = (ended: () => EndedExchange): void => {
     // After the current I/O callback: the client's answer is already on its way.
     const job = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       const exchange = ended();
       checker ??= createChecker(loadResponseContract(), upstreamBase);
-      for (const deviation of checker(exchange.exchange, exchange.complete, exchange)) {
-        found.push(deviation);
-        log(deviationLine(deviation));
-      }
-      checked += 1;
+      report(checker(exchange.exchange, exchange.complete, exchange));
       options.onExchange?.(exchange);
     }).catch((err: unknown) => log(`proxy: could not check an exchange: ${(err as Error).message}`)).finally(() => pending.delete(job));
     pending.add(job);
@@ -108,13 +129,18 @@ export function createProxy(options: ProxyOptions): Proxy {
     const path = req.url ?? '/';
     const startedMs = now();
     let clientGone = false;
+    // No status line came in time and the client has the proxy's answer: what the upstream request does next is moot.
+    let gaveUp = false;
     let firstByteMs = startedMs;
     const sent = capture();
     const received = capture();
     const headers = forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host']));
     headers.push(['Host', upstream.host]);
     const out = send(`${upstreamBase}${path}`, { method, headers: headerObject(headers) });
+    // A timer of real time, not the injected clock's: the proxy stands in front of a real service.
+    const timer = timeoutMs > 0 ? setTimeout(() => out.destroy(new UpstreamTimeout(timeoutMs)), timeoutMs) : undefined;
     out.on('response', (answer) => {
+      clearTimeout(timer);
       const status = answer.statusCode ?? 502;
       firstByteMs = now();
       answer.on('data', (chunk: Buffer) => keep(received, chunk, cap));
@@ -136,12 +162,32 @@ export function createProxy(options: ProxyOptions): Proxy {
       // The upstream cut off mid-answer: the client's answer is cut off too, as a direct client's would be.
       answer.on('error', () => res.destroy());
     });
+    /**
+     * No status line in time: the proxy answers 504 itself and reports the upstream, at once (there is no answer to
+     * wait for). Not passed to `onExchange`: the answer is the proxy's, not the service's, so it is not recorded.
+     */
+    const timedOut = (timeout: UpstreamTimeout): void => {
+      gaveUp = true;
+      const requestId = ids.requestId(random);
+      const endMs = now();
+      const ended = exchangeOf(
+        { method, path, headers: req.headers, rawHeaders: req.rawHeaders, body: sent },
+        { status: UPSTREAM_FAILURES.upstream_timeout, statusMessage: '', rawHeaders: ['X-Request-Id', requestId], body: capture() },
+        { upstream: upstreamBase, startedMs, firstByteMs: endMs, endMs },
+      );
+      // Listed before the client hears of it: a client that asks for the deviations next finds it.
+      report(timeoutDeviation(ended.exchange, upstreamBase, timeout));
+      answerUpstreamFailure(res, path, 'upstream_timeout', `The proxy had no answer from ${upstreamBase} within ${timeout.timeoutMs} ms.`, requestId);
+    };
     out.on('error', (err) => {
-      // The client went away and the request to the upstream was dropped with it: nothing failed upstream.
-      if (clientGone) return;
+      clearTimeout(timer);
+      // The client went away and the request to the upstream was dropped with it: nothing failed upstream. Or the
+      // proxy gave up on the upstream and has answered already.
+      if (clientGone || gaveUp) return;
+      if (err instanceof UpstreamTimeout) return timedOut(err);
       log(`proxy: ${method} ${path}: the upstream ${upstreamBase} did not answer (${err.message})`);
       if (!res.headersSent) {
-        answerJson(res, 502, { error: { code: 'upstream_unreachable', message: `The proxy could not reach ${upstreamBase}: ${err.message}` } });
+        answerUpstreamFailure(res, path, 'upstream_unreachable', `The proxy could not reach ${upstreamBase}: ${err.message}`, ids.requestId(random));
       } else {
         res.destroy();
       }
@@ -152,6 +198,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     // A client that goes away mid-request or mid-stream: the upstream request goes too. (The answer's close, not
     // the request's: node closes a request once its body is read.)
     res.on('close', () => {
+      clearTimeout(timer);
       if (res.writableFinished) return;
       clientGone = true;
       out.destroy();

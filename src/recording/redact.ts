@@ -6,7 +6,8 @@ import { isPlainObject } from '../contract/index.ts';
 /**
  * What a recording leaves out, as pure functions over text, headers and parsed bodies. Two kinds:
  * - secrets, always: credential headers whole, and anywhere in URLs, headers and bodies the strings that look like a
- *   secret (API keys, signing secrets, callback secrets, bearer tokens, secret-named query parameters);
+ *   secret (API keys, signing secrets, callback secrets, bearer tokens, secret-named query parameters, the userinfo
+ *   of an address);
  * - content, unless kept: prompts and outputs of text calls, free text of task inputs, task output text. Content is
  *   replaced in place, each non-space character by `x`, so the JSON structure, lengths, word counts and the
  *   events of a stream stay as they were.
@@ -57,9 +58,26 @@ const SECRET_PARAM = String.raw`(?:[A-Za-z0-9]+[-_.])*(?:key|${SECRET_WORD})(?:[
 const PARAM_START = String.raw`(?:[?&]|%3F|%26|\\u0026|\\u003f)`;
 const PARAM_EQUALS = String.raw`(?:=|%3D|\\u003d)`;
 
+/** A character of an address's userinfo, in any of the forms below: not an at-sign, nor the end of the authority. */
+const USERINFO_CHAR = String.raw`(?:(?!%2F|%3F|%23|%40)[^/?#\s"'<>\\@])`;
+const AT_SIGN = String.raw`(?:@|%40|\\u0040)`;
+/**
+ * The userinfo of an address (`https://user:secret@host/`, RFC 3986 §3.2.1: a password, or a token as the user),
+ * written plain, URL-encoded (an address inside a query value: `https%3A%2F%2Fuser%3Asecret%40host`) or
+ * JSON-escaped (`https:\/\/`, `\u0040`). Group 1 is the scheme's end and `//`, group 2 the userinfo up to its last
+ * at-sign (a password may hold an unencoded `@`, as WHATWG's parser reads it), group 3 that at-sign. The authority
+ * ends at `/`, `?`, `#` (or their encodings), so an `@` in a path or a query is not one. Any scheme: `postgres://`,
+ * `redis://` too.
+ */
+const USERINFO = new RegExp(String.raw`([A-Za-z0-9+.-](?::|%3A)(?:\/\/|%2F%2F|\\\/\\\/))(?!${AT_SIGN})((?:${USERINFO_CHAR}*${AT_SIGN})*${USERINFO_CHAR}*)(${AT_SIGN})`, 'gi');
+
 /** Secret-looking strings and what replaces each (a marker that says what was there). */
 const SECRET_PATTERNS: [RegExp, string][] = [
-  // A secret in a query (a callback address with ?token=...); first, so a bearer token as a value is one secret.
+  // A password in an address, replaced whole with its user name: the host and path stay and the address still
+  // parses. First, so a key-looking password is one secret with the rest of its userinfo.
+  [USERINFO, `$1${REDACTED}$3`],
+  // A secret in a query (a callback address with ?token=...); before the tokens, so a bearer token as a value is
+  // one secret.
   // An encoded value ends at an encoded `&`.
   [new RegExp(`(${PARAM_START}${SECRET_PARAM}${PARAM_EQUALS})(?:(?!%26)[^&#\\s"'\\\\<>])+`, 'gi'), `$1${REDACTED}`],
   // The scheme is case-insensitive on the wire, but "bearer" in prose is common: only the written-out scheme.

@@ -318,8 +318,8 @@ it('the JUnit report has one case per check, failing with each deviation and its
   const xml = proxyJunitXml({ upstream, exchanges: proxy.exchanges(), deviations: data });
   const [suites] = child(readXml(xml), 'testsuites');
   const [suite] = child(suites, 'testsuite');
-  expect(suite?.attributes).toMatchObject({ name: 'proxy', tests: '12', failures: '5' });
-  expect(suites?.attributes).toMatchObject({ tests: '12', failures: '5' });
+  expect(suite?.attributes).toMatchObject({ name: 'proxy', tests: '13', failures: '5' });
+  expect(suites?.attributes).toMatchObject({ tests: '13', failures: '5' });
   const cases = child(suite, 'testcase');
   expect(cases.map((c) => c.attributes['name'])).toEqual([...PROXY_CHECKS]);
   expect(PROXY_CHECKS).toEqual([
@@ -335,6 +335,7 @@ it('the JUnit report has one case per check, failing with each deviation and its
     'text.messages.stream.order',
     'lifecycle.status.forward-only',
     'billing.points.settled',
+    'wire.upstream.timeout',
   ]);
   const failing = Object.fromEntries(
     cases.flatMap((c) => child(c, 'failure').map((f) => [c.attributes['name'], f.text.split('\n').filter((l) => l.startsWith('  repro: curl -sS ')).length])),
@@ -353,7 +354,7 @@ it('the JUnit report escapes what an answer carries into a message, control char
   const odd: Deviation = { check: 'some.other.check', method: 'GET', path: '/v1/tasks?a=1&b=<2>', status: 500, request_id: null, message: 'body "x\u0001y" & \'z\'', curl: "curl -sS -X GET 'http://u/v1/tasks?a=1&b=<2>'" };
   const xml = proxyJunitXml({ upstream: 'http://u', exchanges: 1, deviations: [odd] });
   const [suite] = child(child(readXml(xml), 'testsuites')[0], 'testsuite');
-  expect(suite?.attributes).toMatchObject({ tests: '13', failures: '1' });
+  expect(suite?.attributes).toMatchObject({ tests: String(PROXY_CHECKS.length + 1), failures: '1' });
   const cases = child(suite, 'testcase');
   expect(cases).toHaveLength(PROXY_CHECKS.length + 1);
   const [failure] = child(cases.at(-1), 'failure');
@@ -361,7 +362,7 @@ it('the JUnit report escapes what an answer carries into a message, control char
   expect(failure?.attributes['message']).toBe('1 deviation; first: body "x\uFFFDy" & \'z\'');
   expect(failure?.text).toBe('GET /v1/tasks?a=1&b=<2> answered 500 (request id none): body "x\uFFFDy" & \'z\'\n  repro: curl -sS -X GET \'http://u/v1/tasks?a=1&b=<2>\'');
   const [empty] = child(child(readXml(proxyJunitXml({ upstream: 'http://u', exchanges: 0, deviations: [] })), 'testsuites')[0], 'testsuite');
-  expect(empty?.attributes).toMatchObject({ tests: '12', failures: '0' });
+  expect(empty?.attributes).toMatchObject({ tests: String(PROXY_CHECKS.length), failures: '0' });
 });
 
 /** A GET of one task as the proxy hands it to its checks. */

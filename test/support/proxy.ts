@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { createProxy } from '../../src/proxy/index.ts';
-import type { Proxy } from '../../src/proxy/index.ts';
+import type { Proxy, ProxyOptions } from '../../src/proxy/index.ts';
 
 /** Something a test started and the file closes after it. */
 export interface Closable {
@@ -18,9 +18,17 @@ export function closedAfterEach(): Closable[] {
   return open;
 }
 
-/** A proxy in front of `upstream` on a free local port, its log lines collected in `lines`, closed with `closing`. */
-export async function startProxy(upstream: string, closing: Closable[], lines: string[] = []): Promise<{ proxy: Proxy; url: string; lines: string[] }> {
-  const proxy = createProxy({ upstream, log: (line) => lines.push(line) });
+/**
+ * A proxy in front of `upstream` on a free local port, its log lines collected in `lines`, closed with `closing`;
+ * `options` adds to or overrides the defaults (an upstream timeout, a recorder).
+ */
+export async function startProxy(
+  upstream: string,
+  closing: Closable[],
+  lines: string[] = [],
+  options: Partial<ProxyOptions> = {},
+): Promise<{ proxy: Proxy; url: string; lines: string[] }> {
+  const proxy = createProxy({ upstream, log: (line) => lines.push(line), ...options });
   const url = await proxy.listen(0);
   closing.push(proxy);
   return { proxy, url, lines };

@@ -1,0 +1,45 @@
+import type { ServerResponse } from 'node:http';
+import { endpointGroup, errorBody } from '../errors/index.ts';
+
+/**
+ * What the proxy answers itself when the upstream gives no answer: codes of the proxy's own, not of the service's
+ * catalog (src/errors), each with its status.
+ */
+export const UPSTREAM_FAILURES = {
+  /** The connection failed: refused, reset, a name that does not resolve, a TLS error. */
+  upstream_unreachable: 502,
+  /** No status line within the proxy's upstream timeout. */
+  upstream_timeout: 504,
+} as const;
+
+export type UpstreamFailure = keyof typeof UPSTREAM_FAILURES;
+
+/** Real ms an upstream has to send its status line, by default. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+/** The longest upstream timeout: a day (node's timers take at most 2^31 - 1 ms). */
+export const MAX_UPSTREAM_TIMEOUT_MS = 86_400_000;
+
+/** The reason the proxy gives up on an upstream request that has not answered in time (it destroys it with this). */
+export class UpstreamTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no status line from the upstream within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * The proxy's answer for a request the upstream did not answer, written like the service's errors so an SDK reads
+ * it as one: the endpoint group's body shape (one writer, src/errors/shapes.ts), an `X-Request-Id` of the
+ * documented form equal to `error.request_id`, and `request-id` too on the Messages endpoints, as the emulator does.
+ * @see reference "Errors" → "Body formats"
+ */
+export function answerUpstreamFailure(res: ServerResponse, path: string, code: UpstreamFailure, message: string, requestId: string): void {
+  // The proxy's codes take the service's shapes without joining its catalog.
+  const text = JSON.stringify(errorBody(endpointGroup(path), { code, message }, requestId));
+  res.writeHead(UPSTREAM_FAILURES[code], {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Request-Id': requestId,
+    ...(path.startsWith('/v1/messages') ? { 'request-id': requestId } : {}),
+  });
+  res.end(text);
+}
