@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/index.ts';
 import type { Db } from '../db.ts';
+import { isBlobName } from './blobs.ts';
 import type { BlobStore } from './blobs.ts';
 
 /**
@@ -34,8 +35,9 @@ export function createFileKeeper(clock: Clock, db: Pick<Db, 'store' | 'files'>, 
           return found;
         });
         count = due.length;
-        // Bytes go after the records that point at them are gone for good.
-        for (const file of due) if (file.source.kind === 'blob') blobs.delete(file.name);
+        // Bytes go after the records that point at them are gone for good. A record whose name is no file name of
+        // the blob store (an old store's, say) has no bytes there: nothing outside the folder is ever deleted.
+        for (const file of due) if (file.source.kind === 'blob' && isBlobName(file.name)) blobs.delete(file.name);
       } while (count === BATCH);
       const next = db.files.nextExpiry();
       if (next !== undefined) wake(Math.max(next, dueMs));

@@ -1,4 +1,4 @@
-export { createBlobStore } from './blobs.ts';
+export { BlobNameError, createBlobStore, isBlobName } from './blobs.ts';
 export type { BlobStore } from './blobs.ts';
 export { kindOf, mimeFromName } from './kinds.ts';
 export { addFile, fileView, fileUrl, fileByName, ownFile, FILES_PATH } from './registry.ts';

@@ -7,7 +7,7 @@ import type { StoredAccount } from '../accounts/index.ts';
 import { toPoints } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
-import type { StateDocument } from '../state/index.ts';
+import { checkStateDocument } from '../state/index.ts';
 import { webhookAddressProblemResolved } from '../webhooks/index.ts';
 import { bearerOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
@@ -114,7 +114,8 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/state/import', (req, res) => {
-    const document = contract.body<StateDocument>('admin', 'StateDocument', requireObjectBody(req));
+    // Untrusted input: every field and the rules between records are checked before anything is replaced.
+    const document = checkStateDocument(contract, requireObjectBody(req));
     res.json({ ok: true, ...deps.state.import(document) });
   });
 

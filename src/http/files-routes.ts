@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import { coerceNumbers } from '../contract/index.ts';
 import type { JsonSchema } from '../contract/index.ts';
-import { addFile, fileByName, fileView, fixtureBytes, mimeFromName } from '../files/index.ts';
+import { addFile, fileByName, fileView, fixtureBytes, isBlobName, mimeFromName } from '../files/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { accountOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
@@ -90,7 +90,8 @@ export function uploadRoutes(deps: AppDeps): Router {
 export function fileServingRoutes(deps: AppDeps): Router {
   const router = Router(ROUTING);
   router.get('/:name', (req, res) => {
-    const file = fileByName(deps.db, req.params.name, deps.clock.now());
+    // Only a plain file name is looked up: `..`, separators, NUL or their encoded forms never reach the store.
+    const file = isBlobName(req.params.name) ? fileByName(deps.db, req.params.name, deps.clock.now()) : undefined;
     const bytes = !file ? undefined : file.source.kind === 'blob' ? deps.blobs.get(file.name) : fixtureBytes(file.source.fixture);
     if (!file || !bytes) throw new ApiError('not_found', 'No such file, or it has expired.');
     res.setHeader('Content-Type', file.mime_type);

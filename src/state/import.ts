@@ -3,38 +3,26 @@ import type { Db } from '../db.ts';
 import type { RestoredEntry } from '../billing/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { STATE_FORMAT, STATE_VERSION } from './document.ts';
+import { ledgerNumberDetails } from './rules.ts';
 import type { StateDocument } from './document.ts';
 
 const SECTIONS = ['accounts', 'keys', 'tasks', 'idempotency', 'ledger', 'files', 'deliveries', 'calls', 'scenarios'] as const;
 
-/** What is wrong with a document that claims to be a state, or null. Records are trusted but for the ledger's numbers. */
+/**
+ * What is wrong with a document that claims to be a state, or null: its format and sections, and the ledger's
+ * numbers. The guard of every import; a document from outside is checked whole first (checkStateDocument), a
+ * journal store's records (the emulator's own) only here.
+ */
 export function stateProblem(doc: unknown): string | null {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'not a JSON object';
   const state = doc as Partial<StateDocument>;
   if (state.format !== STATE_FORMAT) return `format must be '${STATE_FORMAT}'`;
   if (state.version !== STATE_VERSION) return `version ${String(state.version)} is not ${STATE_VERSION}`;
   for (const section of SECTIONS) if (!Array.isArray(state[section])) return `${section} must be a list`;
-  return ledgerNumbersProblem(state.ledger as RestoredEntry[]);
-}
-
-/**
- * What is wrong with the ledger's per-account numbers, or null: walked as the import numbers them (an entry without
- * `n`, as documents written before the numbers have it, takes its account's next), a number must be a whole number
- * above 0 that its account has not used yet.
- */
-function ledgerNumbersProblem(ledger: RestoredEntry[]): string | null {
-  const used = new Map<string, { last: number; numbers: Set<number> }>();
-  for (const entry of ledger) {
-    if (typeof entry !== 'object' || entry === null) return 'ledger entries must be objects';
-    const account = used.get(entry.account_id) ?? { last: 0, numbers: new Set<number>() };
-    used.set(entry.account_id, account);
-    const n = entry.n ?? account.last + 1;
-    if (!Number.isSafeInteger(n) || n < 1) return `ledger entry ${String(entry.id)} has number ${String(n)}; numbers are whole numbers from 1`;
-    if (account.numbers.has(n)) return `ledger entry ${String(entry.id)} repeats number ${n} of account ${entry.account_id}`;
-    account.numbers.add(n);
-    account.last = Math.max(account.last, n);
-  }
-  return null;
+  const ledger = state.ledger as unknown[];
+  if (ledger.some((entry) => typeof entry !== 'object' || entry === null)) return 'ledger entries must be objects';
+  const [problem] = ledgerNumberDetails(ledger as RestoredEntry[]);
+  return problem ? `${problem.field} ${problem.message}` : null;
 }
 
 /**
@@ -62,5 +50,6 @@ export function importState(db: Db, state: StateDocument): number | null {
   if (state.scenarios.length > 0) db.scenarios.load(state.scenarios);
   // Every ledger entry of the document is settled history: none is a text call still running.
   store.meta.set('ledger_checked', db.ledger.lastId());
-  return state.clock_ms;
+  // A document written by hand may leave the clock's position out.
+  return state.clock_ms ?? null;
 }

@@ -150,25 +150,32 @@ it('serves the same bytes after a restart on the store file and in an emulator s
   }
 });
 
-it('serves a result file record of an earlier version (fixtures/media) and no other media an imported state names', async () => {
+it('serves a result file record of an earlier version (fixtures/media), and refuses a state naming any other media', async () => {
   const submitted = await api.post('/v1/tasks', { model: 'video-gen-2.0-fast', input: { prompt: 'p' } });
   const done = await t.admin.post(`/_emulator/tasks/${submitted.body.id}/complete`, { output: { files: [{}, {}] } });
   const [first, second] = done.body.output.files as FileRecord[];
   const state = (await t.admin.post('/_emulator/state/export')).body as { files: (StoredRecord & { source: unknown })[] };
+  const recordOf = (url: string | null | undefined): number => state.files.findIndex((f) => url?.endsWith(`/${f.name}`));
   const huge = { media: 'video', width: 100000, height: 100000, duration: 5, produce_id: 'x' };
-  const sources: [string, unknown, number][] = [
-    [first!.url, { kind: 'fixture', fixture: 'sample.mp4' }, 200],
-    [first!.cover_url, { kind: 'fixture', fixture: '../../package.json' }, 404],
-    [second!.url, { kind: 'fixture', fixture: huge }, 404],
-    [second!.cover_url, { kind: 'fixture', fixture: null }, 404],
+  // A state document is checked field by field (issue 24): media the emulator would not have made are refused.
+  const refused: [string | null, unknown][] = [
+    [first!.cover_url, { kind: 'fixture', fixture: '../../package.json' }],
+    [second!.url, { kind: 'fixture', fixture: huge }],
+    [second!.cover_url, { kind: 'fixture', fixture: null }],
   ];
-  for (const [url, source] of sources) state.files.find((f) => url.endsWith(`/${f.name}`))!.source = source;
   const target = await startEmulator();
   try {
+    for (const [url, source] of refused) {
+      const i = recordOf(url);
+      const res = await target.admin.post('/_emulator/state/import', { ...state, files: state.files.map((f, k) => (k === i ? { ...f, source } : f)) });
+      expect(res.status, String(url)).toBe(422);
+      expect((res.body.error.details as { field: string }[]).some((d) => d.field.startsWith(`files[${i}].source`)), String(url)).toBe(true);
+    }
+    state.files[recordOf(first!.url)]!.source = { kind: 'fixture', fixture: 'sample.mp4' };
     expect((await target.admin.post('/_emulator/state/import', state)).status).toBe(200);
-    for (const [url, , status] of sources) expect((await download(url, target)).status, url).toBe(status);
-    const legacy = (await download(first!.url, target)).body as Buffer;
-    expect(probeMp4(legacy)).toMatchObject({ duration: 2, track: { width: 320, height: 180 } });
+    const legacy = await download(first!.url, target);
+    expect(legacy.status).toBe(200);
+    expect(probeMp4(legacy.body as Buffer)).toMatchObject({ duration: 2, track: { width: 320, height: 180 } });
   } finally {
     await target.close();
   }

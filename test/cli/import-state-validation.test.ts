@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { StateDocument } from '../../src/state/index.ts';
+import { newAccount, startEmulator } from '../support/harness.ts';
+import { admin, killAll, startCli } from '../support/cli.ts';
+
+// `start --import FILE` takes a state document from outside: checked whole before anything is replaced (issue 24,
+// item 1). A bad one is one line on standard error naming the file and the field, exit 2, and the store as it was.
+
+const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+
+let dir: string;
+let store: string;
+let outside: string;
+let exported: StateDocument;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-import-validation-'));
+  outside = join(dir, 'x');
+  await writeFile(outside, 'a file outside the store folder');
+  // A real store with an account, a key and an upload; its state exported as the document to damage.
+  store = join(dir, 'emu', 'store.db');
+  const t = await startEmulator({ db: store });
+  try {
+    const account = await newAccount(t, '500.000');
+    const upload = await t.as(account.key).post('/v1/files', { filename: 'a.png', mime_type: 'image/png', content: Buffer.from('png').toString('base64') });
+    expect(upload.status).toBe(200);
+    exported = (await t.admin.post('/_emulator/state/export')).body as StateDocument;
+  } finally {
+    await t.close();
+  }
+});
+afterEach(async () => {
+  killAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The bytes of the store's files (the database and whatever log it has), to show that nothing changed them. */
+const storeBytes = (): string =>
+  [store, `${store}-wal`].map((path) => (existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex') : '-')).join(' ');
+
+/**
+ * Runs `svc-emulator start` on the store with `--import FILE` to its end. One that starts listening instead (as
+ * the emulator did with any document) is stopped at once, so the test fails rather than waits.
+ */
+function startWith(file: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'start', '--db', store, '--import', file, '--port', '0', '--admin-token', 'a', '--log-level', 'warn'], { stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (/listening on/.test(chunk.toString())) child.kill('SIGKILL');
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+}
+
+/** Writes the damaged document, starts from it, and expects one line naming the file and the field, exit 2. */
+async function expectRefused(document: unknown, field: string): Promise<string> {
+  const file = join(dir, 'prepared.json');
+  await writeFile(file, JSON.stringify(document, null, 2));
+  const before = storeBytes();
+  const { code, stderr } = await startWith(file);
+  expect(code, stderr).toBe(2);
+  expect(stderr.split('\n')).toEqual([expect.any(String), '']);
+  expect(stderr).toContain(`svc-emulator: ${file}: not a state document: ${field} `);
+  expect(storeBytes()).toBe(before);
+  return stderr;
+}
+
+it('refuses a document whose file record names a file outside the store by traversal, and leaves that file alone', async () => {
+  const files = exported.files.map((f) => ({ ...f, name: '../../x', expires_ms: 0 }));
+  const line = await expectRefused({ ...exported, files }, 'files[0].name');
+  expect(line).toMatch(/must be a file name the emulator made/);
+  expect(await readFile(outside, 'utf8')).toBe('a file outside the store folder');
+});
+
+it('refuses a document whose balances disagree with its ledger, naming the balance', async () => {
+  const i = exported.accounts.findIndex((a) => a.id !== 'acct_demo');
+  const accounts = exported.accounts.map((a, k) => (k === i ? { ...a, frozen: '1.000' } : a));
+  const line = await expectRefused({ ...exported, accounts }, `accounts[${i}].frozen`);
+  expect(line).toMatch(/is 1\.000, but the ledger's entries of acct_\w+ make it 0\.000/);
+});
+
+it.each<[string, (s: StateDocument) => Record<string, unknown>, string]>([
+  ['an account with no fields', (s) => ({ ...s, accounts: [{}] }), 'accounts[0].id'],
+  ['a task that is a number', (s) => ({ ...s, tasks: [1] }), 'tasks[0]'],
+  ['a file record without its name', (s) => ({ ...s, files: s.files.map(({ name: _n, ...f }) => f) }), 'files[0].name'],
+  ['a document of another format', (s) => ({ ...s, format: 'something-else' }), 'format'],
+])('refuses a malformed document with one line, not a stack trace: %s', async (_what, damage, field) => {
+  const line = await expectRefused(damage(exported), field);
+  expect(line).not.toMatch(/\bat \w+ \(|Error:/);
+});
+
+it('starts from a document the emulator exported', async () => {
+  const file = join(dir, 'prepared.json');
+  await writeFile(file, JSON.stringify(exported));
+  const cli = await startCli(['--db', join(dir, 'other', 'store.db'), '--import', file]);
+  const account = exported.accounts.find((a) => a.id !== 'acct_demo');
+  const res = await admin(cli, 'GET', `/_emulator/accounts/${account?.id ?? ''}`);
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { available: string }).available).toBe('500.000');
+});
