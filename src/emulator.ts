@@ -27,7 +27,7 @@ import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
 import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
 import type { ServerLimits } from './server/index.ts';
-import { CHECK_AT_OPEN_BYTES, checkStoreInBackground, damageMessage, openStore, storeFileKind, StoreOpenError } from './store/index.ts';
+import { checkStoreFile, checkStoreInBackground, damageMessage, diskFull, openStore, StoreDamageError, storeFileKind, StoreOpenError } from './store/index.ts';
 import { exportState, importState, journalStoreBytes, readJournalStore, readStateFile, setJournalStoreAside, writeStateFile } from './state/index.ts';
 import type { StateDocument } from './state/index.ts';
 import type { Store } from './store/index.ts';
@@ -66,8 +66,8 @@ export interface EmulatorOptions {
   importState?: string;
   /** Where `close()` writes the state document, last before the store closes. */
   exportOnExit?: string;
-  /** File stores up to this size are checked before they open, larger ones after (default 64 MB). */
-  storeCheckAtOpenBytes?: number;
+  /** Check a file store in the background once it is open (default true; see the README's Store section). */
+  storeCheck?: boolean;
   /** The address result files are served under; default: the address `listen` binds. */
   publicUrl?: string;
   /** Real milliseconds a callback receiver has to answer; default 10000 (the reference's limit). */
@@ -112,8 +112,22 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/** Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. */
+/**
+ * Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. A damaged
+ * record that the start itself reads (an unfinished task it resumes, a pending callback) stops it with the
+ * store check's lines naming each damaged table and row, as a StoreOpenError (one line, exit 2, from the CLI).
+ */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  try {
+    return await buildEmulator(options);
+  } catch (err) {
+    if (!(err instanceof StoreDamageError) || !options.db) throw err;
+    const problems = checkStoreFile(options.db);
+    throw new StoreOpenError(damageMessage(options.db, problems.length > 0 ? problems : [err.where]));
+  }
+}
+
+async function buildEmulator(options: EmulatorOptions): Promise<Emulator> {
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
   const step = startupSteps(options.logger ? (message) => options.logger?.info(message) : null);
@@ -122,18 +136,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const library = loadScenarioLibrary(contract, options.scenariosDir);
   for (const { name, file } of library.replaced) warn(`scenario '${name}' from ${file} replaces the built-in one`);
   const journal = options.db ? await journalToImport(options.db, options.journalStore, step) : null;
+  // A state document to import is read and checked whole before the store opens: a refused one leaves it untouched.
+  const imported = options.importState ? await readStateDocument(options.importState, contract, step) : null;
   const storeBytes = options.db ? fileBytes(options.db) : 0;
-  const checkAtOpenBytes = options.storeCheckAtOpenBytes ?? CHECK_AT_OPEN_BYTES;
   const store = step(
     `opening the store ${options.db ?? ''}`,
-    `${sizeText(storeBytes)}, ${storeBytes <= checkAtOpenBytes ? 'checked before it opens' : 'checked in the background once open'}`,
+    `${sizeText(storeBytes)}, checked in the background once open`,
     // A write-ahead log a killed emulator left is read on opening, too.
     storeBytes + (options.db ? fileBytes(`${options.db}-wal`) : 0) >= LONG_FILE_BYTES,
     () =>
       openStore({
         ...(options.db ? { path: options.db } : {}),
         sync: options.storeSync ?? false,
-        checkAtOpenBytes,
+        check: options.storeCheck ?? true,
         onEffectError: (err) => log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`),
       }),
   );
@@ -144,19 +159,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     );
     warn(`imported the journal store ${journal.from} (${journal.state.tasks.length} tasks, ${journal.state.accounts.length} accounts)${journal.aside ? `; its files are in ${journal.aside}` : ''}`);
   }
-  if (options.importState) {
-    const path = options.importState;
-    const bytes = fileBytes(path);
+  if (imported) {
+    const { path, bytes, state } = imported;
     // Replacing a big store's records takes long too, however small the document.
-    await step(`importing the state document ${path}`, `${sizeText(bytes)}, replacing what the store holds`, bytes >= LONG_FILE_BYTES || storeBytes >= LONG_FILE_BYTES, async () => {
-      const state = await readStateFile(path);
-      store.transaction(() => importState(db, state));
-    });
+    step(`importing the state document ${path}`, `${sizeText(bytes)}, replacing what the store holds`, bytes >= LONG_FILE_BYTES || storeBytes >= LONG_FILE_BYTES, () =>
+      store.transaction(() => importState(db, state)),
+    );
   }
   const storedClock = store.meta.get<number>('clock_ms');
   const clock = createClock({
     mode: options.clock ?? 'real',
     onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
+    // A job the full disk refused rolled back whole: it runs again a second later, until there is room.
+    retryAfterMs: (err) => (diskFull(err) ? 1000 : null),
     ...(options.speed !== undefined ? { speed: options.speed } : {}),
     ...(options.startTime !== undefined ? { startMs: new Date(options.startTime).getTime() } : {}),
     // Virtual time never runs backwards across a restart: tasks already stored keep their order.
@@ -194,19 +209,6 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     recordContent: options.recordContent ?? false,
     storeDamage: null,
   };
-  // Waited for by close(): a process must not end while the check's worker is in the middle of a query.
-  let backgroundCheck: Promise<void> = Promise.resolve();
-  if (store.backgroundCheck && store.path) {
-    const path = store.path;
-    backgroundCheck = step(`checking the store ${path} in the background`, sizeText(fileBytes(path)), true, () => checkStoreInBackground(path)).then(
-      (problems) => {
-        if (problems.length === 0) return;
-        config.storeDamage = damageMessage(path, problems);
-        log(config.storeDamage);
-      },
-      (err: unknown) => log(`the store check could not run: ${String(err)}`),
-    );
-  }
   const engine = createTaskEngine({
     clock,
     db,
@@ -309,6 +311,22 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     state,
   });
 
+  // Once everything the start reads has been read (a damaged row it meets stops the start instead). Waited for by
+  // close(): a process must not end while the check's worker is in the middle of a query.
+  let backgroundCheck: Promise<void> = Promise.resolve();
+  if (store.backgroundCheck && store.path) {
+    const path = store.path;
+    backgroundCheck = step(`checking the store ${path} in the background`, sizeText(fileBytes(path)), fileBytes(path) >= LONG_FILE_BYTES, () =>
+      checkStoreInBackground(path),
+    ).then(
+      (problems) => {
+        if (problems.length === 0) return;
+        config.storeDamage = damageMessage(path, problems);
+        log(config.storeDamage);
+      },
+      (err: unknown) => log(`the store check could not run: ${String(err)}`),
+    );
+  }
   let closeServer: ((graceMs: number) => Promise<number>) | null = null;
   let closing: Promise<void> | null = null;
   const emulator: Emulator = {
@@ -357,6 +375,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     },
   };
   return emulator;
+}
+
+/** The state document of `--import`, read and checked (a refused one is a one-line StoreOpenError). */
+async function readStateDocument(path: string, contract: Contract, step: Step): Promise<{ path: string; bytes: number; state: StateDocument }> {
+  const bytes = fileBytes(path);
+  const state = await step(`reading the state document ${path}`, `${sizeText(bytes)}, checked before the store opens`, bytes >= LONG_FILE_BYTES, () => readStateFile(path, contract));
+  return { path, bytes, state };
 }
 
 /**

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { ledgerNumbered } from '../store/index.ts';
+import { ledgerNumbered, storedJson } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { LedgerEntry, LedgerKind } from './ledger.ts';
@@ -28,7 +28,7 @@ export interface LedgerRepo {
 }
 
 const entries = (rows: SqlValue[][]): LedgerEntry[] =>
-  rows.map(([id, n, body]) => ({ id: Number(id), n: Number(n), ...(JSON.parse(body as string) as Omit<LedgerEntry, 'id' | 'n'>) }));
+  rows.map(([id, n, body]) => ({ id: Number(id), n: Number(n), ...storedJson<Omit<LedgerEntry, 'id' | 'n'>>(body) }));
 
 /** Points as an integer number of thousandths, for exact sums in SQL. */
 const milli = (points: Points): number => Number(new Big(points).times(1000).toFixed(0));

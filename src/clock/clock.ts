@@ -75,6 +75,11 @@ export interface ClockOptions {
   speed?: number;
   /** Where a failing job's error goes; it does not stop the clock. Default: standard error. */
   onJobError?: (err: unknown) => void;
+  /**
+   * For an error that a moment may cure (a full disk: the job's transaction rolled back whole, so running it
+   * again is safe), the virtual ms after which the job runs again; null for an error that is reported instead.
+   */
+  retryAfterMs?: (err: unknown) => number | null;
 }
 
 export function createClock(options: ClockOptions): Clock {
@@ -106,8 +111,14 @@ export function createClock(options: ClockOptions): Clock {
     try {
       job(dueMs);
     } catch (err) {
-      // One failing job (a store write) must not stop every later one.
-      onJobError(err);
+      const retryMs = options.retryAfterMs?.(err) ?? null;
+      if (retryMs === null) {
+        // One failing job (a store write) must not stop every later one.
+        onJobError(err);
+      } else {
+        // Not lost: it runs again once the moment has passed (the timer is armed by whoever ran this job).
+        queue.push(Math.max(dueMs, now()) + retryMs, job);
+      }
     } finally {
       inFlight.collect(outer);
     }
@@ -210,6 +221,8 @@ export function createClock(options: ClockOptions): Clock {
       // Called from inside a job, the work it starts belongs to that job's batch (an advance waits for it).
       const outer = inFlight.collecting();
       runDueNow(outer ?? new Set());
+      // A job that asked to run again later is waited for like any other.
+      armTimer();
       if (!outer) await inFlight.settled();
     },
     wallNow: machineNow,

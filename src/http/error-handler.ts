@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, endpointGroup, errorBody } from '../errors/index.ts';
+import { diskFull, StoreFullError } from '../store/index.ts';
 import { requestIdOf } from './request-id.ts';
 import { NO_METHODS, requestPath } from './routing.ts';
 import type { AllowedMethods } from './routing.ts';
@@ -28,10 +29,12 @@ export function unrouted(allowed: AllowedMethods): RequestHandler {
 export const notFound: RequestHandler = unrouted(NO_METHODS);
 
 /**
- * The router refuses a path parameter that is not valid percent-encoding (a URIError with status 400): no
- * resource has such a name, so it is the endpoint's 404.
+ * Errors that are no ApiError but have a documented answer. The router refuses a path parameter that is not
+ * valid percent-encoding (a URIError with status 400): no resource has such a name, so it is the endpoint's 404.
  */
 function fromFramework(err: unknown): ApiError | null {
+  // A write of the files folder (an upload) that found the disk full; the store's own come as StoreFullError.
+  if (diskFull(err)) return new StoreFullError('the files folder');
   if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
     return new ApiError('not_found', 'No such resource: the path is not valid percent-encoding.');
   }

@@ -15,6 +15,11 @@ export interface Driver {
   /** Prepared once per SQL text and reused. */
   prepare(sql: string): Statement;
   exec(sql: string): void;
+  /**
+   * A query's rows one at a time, exactly as SQLite has them: nothing decoded, nothing checked, nothing cached
+   * (the store check, which selects texts as bytes so that a damaged one reaches it as bytes).
+   */
+  scan(sql: string): Iterable<SqlValue[]>;
   close(): void;
   /**
    * A number that changes whenever `table` may have changed through this connection: a statement writing it

@@ -1,5 +1,5 @@
-export { openStore, storeFileKind, StoreOpenError, CHECK_AT_OPEN_BYTES, damageMessage } from './open.ts';
-export { checkStore, checkStoreInBackground } from './check.ts';
+export { openStore, storeFileKind, StoreOpenError, damageMessage } from './open.ts';
+export { checkStore, checkStoreInBackground } from './check-run.ts';
 export type { StoreOptions } from './open.ts';
 export type { Store, Meta } from './store.ts';
 export type { Driver, SqlValue, Statement } from './driver.ts';
@@ -9,3 +9,4 @@ export { body, bodies, pageOf, whereOf } from './rows.ts';
 export { cachedRows, entry } from './lookup.ts';
 export { sweepInBatches } from './sweep.ts';
 export { checkStoreFile, backupStore, restoreStore } from './maintenance.ts';
+export { StoreDamageError, StoreFullError, storedJson, storeFault, diskFull } from './faults.ts';

@@ -1,16 +1,33 @@
 import Database from 'libsql';
 import type { Driver, SqlValue, Statement } from './driver.ts';
 import { controlsTransactionOnly, StoreBusyError, tablesWritten } from './driver.ts';
+import { storedText, storeFault } from './faults.ts';
 
 type Raw = {
   run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
   raw(on?: boolean): Raw;
+  columns(): { name: string; column: string | null; table: string | null; type: string | null }[];
+  iterate(...params: SqlValue[]): Iterable<SqlValue[]>;
   reader: boolean;
 };
 
 const busy = (err: unknown): boolean => (err as { code?: string } | null)?.code === 'SQLITE_BUSY';
+
+/**
+ * A query whose text columns come back as bytes. libsql turns a stored text into a JavaScript string in native
+ * code that aborts the whole process on invalid UTF-8 (a Rust panic: SIGABRT, nothing to catch), so one damaged
+ * byte in a file would crash the emulator on the first read of its row. Read as a BLOB, the same text reaches
+ * JavaScript as bytes, and `storedText` decodes it strictly: damage is an error naming the column, the server
+ * stays up. Only plain queries are rewritten (a pragma's answer is SQLite's own text).
+ */
+function textAsBytes(sql: string, columns: number): string | null {
+  if (!/^\s*(?:SELECT|WITH)\b/i.test(sql) || columns === 0) return null;
+  const names = Array.from({ length: columns }, (_, i) => `c${i}`);
+  const cells = names.map((c) => `CASE WHEN typeof(${c}) = 'text' THEN CAST(${c} AS BLOB) ELSE ${c} END`);
+  return `WITH q(${names.join(', ')}) AS (${sql.trim().replace(/;$/, '')}) SELECT ${cells.join(', ')} FROM q`;
+}
 
 /**
  * `libsql` (better-sqlite3's API, prebuilt binaries as npm optional dependencies: no compile step on install).
@@ -38,15 +55,27 @@ export function openLibsql(path: string): Driver {
       return work();
     } catch (err) {
       if (busy(err)) throw new StoreBusyError((err as Error).message);
-      throw err;
+      throw storeFault(err, path === ':memory:' ? 'the store in memory' : path);
     }
   };
   return {
     prepare(sql) {
       const cached = cache.get(sql);
       if (cached) return cached;
-      const raw = wrap(() => db.prepare(sql) as unknown as Raw);
+      const plain = wrap(() => db.prepare(sql) as unknown as Raw);
+      const columns = plain.reader ? plain.columns() : [];
+      const bytesSql = textAsBytes(sql, columns.length);
+      const raw = bytesSql === null ? plain : wrap(() => db.prepare(bytesSql) as unknown as Raw);
       if (raw.reader) raw.raw(true);
+      const where = (i: number): string => {
+        const column = columns[i];
+        return column?.table && column.column ? `${column.table}.${column.column}` : `column ${column?.name ?? i} of a query`;
+      };
+      // Every text of the answer arrives as bytes (no table here has a BLOB column): each is decoded strictly.
+      const decoded =
+        bytesSql === null
+          ? (row: SqlValue[]): SqlValue[] => row
+          : (row: SqlValue[]): SqlValue[] => row.map((cell, i) => (cell instanceof Uint8Array ? storedText(cell, () => where(i)) : cell));
       const tables = tablesWritten(sql);
       // A statement that may write counts as a write once it ran, even when it failed: what a failed statement
       // left is not worth reasoning about.
@@ -65,8 +94,11 @@ export function openLibsql(path: string): Driver {
           const result = runs(() => raw.run(...params));
           return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
         },
-        get: (...params) => runs(() => raw.get(...params) as SqlValue[] | undefined),
-        all: (...params) => runs(() => raw.all(...params) as SqlValue[][]),
+        get: (...params) => {
+          const row = runs(() => raw.get(...params) as SqlValue[] | undefined);
+          return row === undefined ? undefined : decoded(row);
+        },
+        all: (...params) => runs(() => raw.all(...params) as SqlValue[][]).map(decoded),
       };
       cache.set(sql, statement);
       return statement;
@@ -82,6 +114,7 @@ export function openLibsql(path: string): Driver {
       }
       if (!controlsTransactionOnly(sql)) wrote('all');
     },
+    scan: (sql) => wrap(() => (db.prepare(sql) as unknown as Raw).raw(true).iterate()),
     version: (table) => anyWrites + (writes.get(table) ?? 0),
     close: () => {
       cache.clear();

@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
-import { checkStore } from './check.ts';
+import { checkStore } from './check-run.ts';
 import { openStore, StoreOpenError, takeStoreLock } from './open.ts';
 
 /**
@@ -7,11 +7,11 @@ import { openStore, StoreOpenError, takeStoreLock } from './open.ts';
  * (SQLite readers never block its writer); restore takes the store, so it is refused while one runs.
  */
 
-/** SQLite's full integrity check and the balances against the ledger; empty when the store is sound. */
+/** The store check (check.ts) on a file; empty when the store is sound. */
 export function checkStoreFile(path: string): string[] {
   const store = openStore({ path, readOnly: true });
   try {
-    return checkStore(store.driver, true);
+    return checkStore(store.driver);
   } finally {
     void store.close();
   }

@@ -1,10 +1,11 @@
 import type { SqlValue } from './driver.ts';
+import { storedJson } from './faults.ts';
 
-/** The record a row's `body` column holds (JSON written by the same repository). */
+/** The record a row's `body` column holds (JSON written by the same repository; anything else is damage). */
 export const body = <T>(row: SqlValue[] | undefined, column = 0): T | undefined =>
-  row === undefined ? undefined : (JSON.parse(row[column] as string) as T);
+  row === undefined ? undefined : storedJson<T>(row[column]);
 
-export const bodies = <T>(rows: SqlValue[][], column = 0): T[] => rows.map((row) => JSON.parse(row[column] as string) as T);
+export const bodies = <T>(rows: SqlValue[][], column = 0): T[] => rows.map((row) => storedJson<T>(row[column]));
 
 /** A page of `limit` rows, read as `limit + 1` so `hasMore` costs no count. */
 export function pageOf<T>(rows: T[], limit: number): { rows: T[]; hasMore: boolean } {

@@ -63,7 +63,33 @@ const MIGRATIONS: string[] = [
   ALTER TABLE ledger_numbered RENAME TO ledger;
   CREATE UNIQUE INDEX ledger_numbers ON ledger (account_id, n);
   `,
+  // 3: the file says whose it is (SQLite's application id), so another program's database is never taken for one.
+  `PRAGMA application_id = ${0x53564345}`,
 ];
+
+/** 'SVCE': what SQLite's application id says of an svc-emulator store (schema 3 on). */
+export const APPLICATION_ID = 0x53564345;
+const OUR_TABLES = ['meta', 'accounts', 'keys', 'tasks', 'idempotency', 'ledger', 'files', 'deliveries', 'calls', 'scenarios'];
+
+/**
+ * Why the open file is not an svc-emulator store, or null: its application id is ours, or it is a store of ours
+ * from before the id (schema 1 or 2, our tables), or it is an empty SQLite file (no tables at all), which becomes
+ * one. Anything else is another program's database and is refused before anything is written to it.
+ */
+export function foreignStoreProblem(driver: Driver): string | null {
+  const applicationId = Number(driver.prepare('PRAGMA application_id').get()?.[0] ?? 0);
+  if (applicationId === APPLICATION_ID) return null;
+  if (applicationId !== 0) return `another program's SQLite database (application id ${applicationId}), not an svc-emulator store`;
+  const version = Number(driver.prepare('PRAGMA user_version').get()?.[0] ?? 0);
+  const tables = driver
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map(([name]) => String(name));
+  if (tables.length === 0 && version === 0) return null;
+  if (version >= 1 && OUR_TABLES.every((table) => tables.includes(table))) return null;
+  const listed = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
+  return `another program's SQLite database (tables ${listed || 'none'}, schema version ${version}), not an svc-emulator store`;
+}
 
 /** The schema version this code writes; a store of a newer one is refused. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -77,6 +103,15 @@ export class StoreVersionError extends Error {}
 /** Whether the ledger numbers each account's entries (`n`, schema 2): a store opened read-only before that migration does not. */
 export const ledgerNumbered = (driver: Driver): boolean =>
   Number(driver.prepare("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = 'n'").get()?.[0]) > 0;
+
+/**
+ * The whole schema in a new, empty database, in one transaction. Only `exec`: a libsql connection that prepared
+ * a statement outlives its `close()`, and this one must not (the file is linked into place once it is closed, and
+ * SQLite would go on using this connection's descriptor for the store under the temporary name).
+ */
+export function createSchema(driver: Driver): void {
+  driver.exec(`BEGIN IMMEDIATE; ${MIGRATIONS.join(';\n')}; PRAGMA user_version = ${SCHEMA_VERSION}; COMMIT`);
+}
 
 /** Brings the schema to `to` (SCHEMA_VERSION; a test builds an older store with less); returns the version the store had. */
 export function migrate(driver: Driver, where: string, to = SCHEMA_VERSION): number {

@@ -1,5 +1,10 @@
 import type { Driver } from './driver.ts';
 import { DATA_TABLES } from './schema.ts';
+import { diskFull, storedJson } from './faults.ts';
+
+/** Jobs kept waiting for room at most (the oldest give way past it), and how often a full disk is tried again. */
+const MOST_WAITING_JOBS = 100_000;
+const FULL_RETRY_MS = 1000;
 
 /**
  * The store: SQLite behind a small driver, one writer, every change inside `transaction(fn)`.
@@ -67,6 +72,30 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
   const metaGet = driver.prepare('SELECT value FROM meta WHERE name = ?');
   const metaSet = driver.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
 
+  // A full disk leaves the due jobs waiting: they are tried again every moment until there is room.
+  let retrying: NodeJS.Timeout | null = null;
+  function retryWhenRoom(): void {
+    if (retrying || closed) return;
+    retrying = setTimeout(() => {
+      retrying = null;
+      if (!closed && due.length > 0) store.later(() => undefined);
+    }, FULL_RETRY_MS);
+    retrying.unref();
+  }
+
+  /**
+   * Undoes a level. After some failures (a full disk, an I/O error) SQLite has already rolled the whole
+   * transaction back itself, and its ROLLBACK answers that none is active: the error that caused it is the one
+   * worth throwing, so that one is kept.
+   */
+  function rollback(depth: number): void {
+    try {
+      driver.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO s${depth}; RELEASE s${depth}`);
+    } catch {
+      // Nothing left to undo at this level.
+    }
+  }
+
   function runEffects(effects: (() => void)[]): void {
     for (const effect of effects) {
       try {
@@ -102,7 +131,7 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
         if (depth === 0) for (const stamp of stamps) stamp();
       } catch (err) {
         levels.pop();
-        driver.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO s${depth}; RELEASE s${depth}`);
+        rollback(depth);
         throw err;
       }
       const effects = levels.pop() as (() => void)[];
@@ -111,7 +140,13 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
         (levels[depth - 1] as (() => void)[]).push(...effects);
         return result;
       }
-      driver.exec('COMMIT');
+      try {
+        driver.exec('COMMIT');
+      } catch (err) {
+        // A COMMIT the disk refused (full) leaves the transaction open, or SQLite has already rolled it back.
+        rollback(0);
+        throw err;
+      }
       runEffects(effects);
       return result;
     },
@@ -121,22 +156,40 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
       flushScheduled = true;
       setImmediate(() => {
         flushScheduled = false;
-        if (!closed) store.flushLater();
+        if (closed) return;
+        try {
+          store.flushLater();
+        } catch (err) {
+          // Kept (flushLater put them back) and written by the next transaction or retry; nobody waits on them.
+          if (!diskFull(err)) options.onEffectError(err);
+        }
       });
     },
     flushLater() {
       if (due.length === 0 || levels.length > 0) return;
       const jobs = due.splice(0);
-      store.transaction(() => {
-        for (const job of jobs) {
-          // A job is one statement, all or nothing on its own; its failure must not undo the others' writes.
-          try {
-            job();
-          } catch (err) {
-            options.onEffectError(err);
+      try {
+        store.transaction(() => {
+          for (const job of jobs) {
+            // A job is one statement, all or nothing on its own; its failure must not undo the others' writes,
+            // but for a full disk, which fails them all alike: then the whole batch waits for room.
+            try {
+              job();
+            } catch (err) {
+              if (diskFull(err)) throw err;
+              options.onEffectError(err);
+            }
           }
-        }
-      });
+        });
+      } catch (err) {
+        if (!diskFull(err)) throw err;
+        // Nothing of the batch was written: it waits, in its order, before whatever came meanwhile. The disk may
+        // stay full for long, so the oldest give way past a bound (records of reads, nothing a client was told).
+        due.unshift(...jobs.slice(-MOST_WAITING_JOBS));
+        if (due.length > MOST_WAITING_JOBS) due.splice(MOST_WAITING_JOBS);
+        retryWhenRoom();
+        throw err;
+      }
     },
     afterCommit(effect) {
       const current = levels[levels.length - 1];
@@ -146,7 +199,7 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
     meta: {
       get<T>(name: string): T | undefined {
         const row = metaGet.get(name);
-        return row === undefined ? undefined : (JSON.parse(row[0] as string) as T);
+        return row === undefined ? undefined : storedJson<T>(row[0], 'a stored setting');
       },
       set(name, value) {
         metaSet.run(name, JSON.stringify(value));
@@ -162,7 +215,13 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
     },
     close() {
       if (!closed) {
-        store.flushLater();
+        try {
+          store.flushLater();
+        } catch (err) {
+          // A full disk at the very end: what was waiting for room cannot be written any more.
+          options.onEffectError(err);
+        }
+        if (retrying) clearTimeout(retrying);
         closed = true;
         driver.close();
       }

@@ -1,7 +1,7 @@
 import type { Points } from '../billing/index.ts';
 import type { TaskPlan } from '../scenarios/types.ts';
 import type { Store } from '../store/index.ts';
-import { pageOf, whereOf } from '../store/index.ts';
+import { pageOf, storedJson, whereOf } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { Task, TaskStatus } from './task.ts';
 
@@ -58,7 +58,7 @@ export interface IdempotencyRepo {
 
 /** `seq` is the row's own number: kept out of the JSON, put back on read. */
 const withSeq = (row: SqlValue[] | undefined): StoredTask | undefined =>
-  row === undefined ? undefined : { ...(JSON.parse(row[1] as string) as Omit<StoredTask, 'seq'>), seq: Number(row[0]) };
+  row === undefined ? undefined : { ...storedJson<Omit<StoredTask, 'seq'>>(row[1]), seq: Number(row[0]) };
 const jsonOf = ({ seq: _seq, ...rest }: StoredTask | Omit<StoredTask, 'seq'> & { seq?: number }): string => JSON.stringify(rest);
 
 export function tasksRepo(store: Store): TasksRepo {

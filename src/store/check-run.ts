@@ -1,0 +1,46 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { checkSafely, findProblems } from './check.ts';
+import type { Driver } from './driver.ts';
+import { DATA_TABLES } from './schema.ts';
+
+/** The store check on this connection (`store check`, tests): one line per problem, empty when sound. */
+export const checkStore = (driver: Driver): string[] => checkSafely(driver, DATA_TABLES);
+
+// The check's own function, from its source text (check.ts says why). A compiler may have wrapped its inner
+// functions to keep their names (`__name(fn, "name")`): the worker defines that as doing nothing.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.libsql);
+const __name = (fn) => fn;
+const findProblems = (${findProblems.toString()});
+let answer;
+try {
+  const db = new Database(workerData.path, { readonly: true });
+  try {
+    answer = { problems: findProblems({ scan: (sql) => db.prepare(sql).raw(true).iterate() }, workerData.tables) };
+  } finally {
+    db.close();
+  }
+} catch (err) {
+  const code = String((err && err.code) || '');
+  answer = /^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(code) ? { problems: [err.message] } : { failed: String(err && err.message) };
+}
+parentPort.postMessage(answer);
+// The worker ends by itself: libsql's native code must not be torn down in the middle of a call.
+parentPort.close();`;
+
+/** The same check in a worker thread on a connection of its own: the event loop goes on serving meanwhile. */
+export function checkStoreInBackground(path: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { path, tables: [...DATA_TABLES], libsql: createRequire(import.meta.url).resolve('libsql') },
+    });
+    worker.once('message', (answer: { problems: string[] } | { failed: string }) =>
+      'problems' in answer ? resolve(answer.problems) : reject(new Error(answer.failed)),
+    );
+    worker.once('error', reject);
+    worker.once('exit', () => reject(new Error('the store check ended without an answer')));
+  });
+}
