@@ -118,16 +118,19 @@ export interface Emulator {
  * store check's lines naming each damaged table and row, as a StoreOpenError (one line, exit 2, from the CLI).
  */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  let opened: Store | null = null;
   try {
-    return await buildEmulator(options);
+    return await buildEmulator(options, (store) => (opened = store));
   } catch (err) {
+    // A start that fails once the store is open lets it go: its lock, its checkpointer.
+    await (opened as Store | null)?.close();
     if (!(err instanceof StoreDamageError) || !options.db) throw err;
     const problems = checkStoreFile(options.db);
     throw new StoreOpenError(damageMessage(options.db, problems.length > 0 ? problems : [err.where]));
   }
 }
 
-async function buildEmulator(options: EmulatorOptions): Promise<Emulator> {
+async function buildEmulator(options: EmulatorOptions, opened: (store: Store) => void): Promise<Emulator> {
   const log = options.log ?? (options.logger ? (message: string) => options.logger?.error(message) : (message: string) => console.error(message));
   const warn = options.logger ? (message: string) => options.logger?.warn(message) : log;
   const step = startupSteps(options.logger ? (message) => options.logger?.info(message) : null);
@@ -152,6 +155,7 @@ async function buildEmulator(options: EmulatorOptions): Promise<Emulator> {
         onEffectError: (err) => log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`),
       }),
   );
+  opened(store);
   const db = repositories(store);
   if (journal) {
     step(`importing the journal store ${journal.from} into the store`, `${journal.state.tasks.length} tasks, ${journal.state.calls.length} call records`, journal.long, () =>

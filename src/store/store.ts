@@ -184,9 +184,10 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
       } catch (err) {
         if (!diskFull(err)) throw err;
         // Nothing of the batch was written: it waits, in its order, before whatever came meanwhile. The disk may
-        // stay full for long, so the oldest give way past a bound (records of reads, nothing a client was told).
-        due.unshift(...jobs.slice(-MOST_WAITING_JOBS));
-        if (due.length > MOST_WAITING_JOBS) due.splice(MOST_WAITING_JOBS);
+        // stay full for long, so past a bound the newest are dropped (records of reads, nothing a client was told).
+        const waiting = [...jobs, ...due].slice(0, MOST_WAITING_JOBS);
+        due.length = 0;
+        for (const job of waiting) due.push(job);
         retryWhenRoom();
         throw err;
       }

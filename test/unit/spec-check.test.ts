@@ -42,8 +42,8 @@ it('finds an answer without X-Request-Id', () => {
 
 it('finds a status the operation does not document', () => {
   const body = { error: { code: 'internal_error', message: 'x', request_id: REQUEST_ID } };
-  expect(responseProblems('service', 'GET', '/v1/tasks', { status: 500, headers: json, body })).toEqual([
-    expect.stringContaining('status 500 is not documented'),
+  expect(responseProblems('service', 'GET', '/v1/tasks', { status: 418, headers: json, body })).toEqual([
+    expect.stringContaining('status 418 is not documented'),
   ]);
 });
 
