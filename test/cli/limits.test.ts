@@ -1,13 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseStartOptions, START_HELP } from '../../src/cli/start-options.ts';
 import { connectionBudget, createLimitedServer, DEFAULT_SERVER_LIMITS, openFileLimit, resolveLimits } from '../../src/server/index.ts';
-import { admin, DEMO_KEY, killAll, startCli, within } from '../support/cli.ts';
-import type { CliEmulator } from '../support/cli.ts';
+import { admin, DEMO_KEY, HEALTH, killAll, rawConnection as raw, startCli, within } from '../support/cli.ts';
+import type { CliEmulator, RawConnection as Raw } from '../support/cli.ts';
 
 // The listening server's own limits (emulator-defined: the reference names none): header size, the time to send
 // headers and a whole request, idle keep-alive and a connection cap; each a flag, an environment variable and a
@@ -35,49 +33,6 @@ beforeAll(async () => {
 afterAll(() => killAll());
 
 
-/** A raw connection: what it received so far, and when the server closed it. */
-interface Raw {
-  socket: Socket;
-  received(): string;
-  closed: Promise<void>;
-  /** Resolves with the next whole answer (headers and a Content-Length body) on this connection. */
-  answer(): Promise<{ head: string; body: string }>;
-}
-
-async function raw(to: CliEmulator): Promise<Raw> {
-  const socket = connect(to.port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  let text = '';
-  let taken = 0;
-  const wakers = new Set<() => void>();
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    text += chunk;
-    for (const wake of [...wakers]) wake();
-  });
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const answer = (): Promise<{ head: string; body: string }> =>
-    new Promise((resolve, reject) => {
-      const look = (): void => {
-        const rest = text.slice(taken);
-        const end = rest.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = rest.slice(0, end);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (rest.length < end + 4 + length) return;
-        wakers.delete(look);
-        taken += end + 4 + length;
-        resolve({ head, body: rest.slice(end + 4, end + 4 + length) });
-      };
-      wakers.add(look);
-      look();
-      void closed.then(() => wakers.delete(look) && reject(new Error(`closed before an answer: ${JSON.stringify(text)}`)));
-    });
-  return { socket, received: () => text, closed, answer };
-}
-
-const HEALTH = 'GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n';
 
 /** Writes `parts` one by one, `gapMs` apart, until they run out or the connection closes. */
 function trickle(connection: Raw, parts: string[], gapMs: number): void {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, linkSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import Database from 'libsql';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import { checkStoreFile, openStore, StoreOpenError } from '../../src/store/index.ts';
-import { killAll, startCli } from '../support/cli.ts';
+import { killAll, runCli, startCli } from '../support/cli.ts';
 import { damageText, invalidUtf8, taskRow, truncatedJson } from '../support/damage.ts';
 import { socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
@@ -32,17 +31,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
-
-function runCli(args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), output }));
-  });
-}
 
 async function started(): Promise<TestEmulator> {
   const t = await startEmulator({ db: path });

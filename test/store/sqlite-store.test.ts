@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,7 @@ import { repositories } from '../../src/db.ts';
 import { createRandom } from '../../src/random/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/index.ts';
-import { killAll, startCli } from '../support/cli.ts';
+import { killAll, runCli, startCli } from '../support/cli.ts';
 import { socialNote, startEmulator } from '../support/harness.ts';
 import { stateOnDisk } from '../support/state.ts';
 
@@ -26,18 +25,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
-
-/** Runs the CLI to its end: exit code and everything printed. */
-function runCli(args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
 
 const fundedStore = (points = '100.000'): Store => {
   const store = openStore({ path });

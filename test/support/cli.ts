@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 
 // The real `svc-emulator start` in a child process, for the tests of what only a process has: signals, exit
 // codes and the listening server's limits. Nothing here sleeps: every wait is for an event of the child or a socket.
@@ -124,3 +126,69 @@ export const within = <T>(ms: number, promise: Promise<T>, what: string): Promis
       (err: unknown) => (clearTimeout(timer), reject(err as Error)),
     );
   });
+
+/** A request for the health of the emulator, for raw connections. */
+export const HEALTH = 'GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n';
+
+/** A raw connection: whether the server closed it, and its answers as they come. */
+export interface RawConnection {
+  socket: Socket;
+  received(): string;
+  isClosed(): boolean;
+  closed: Promise<void>;
+  /** Resolves with the next whole answer (headers and a Content-Length body) on this connection. */
+  answer(): Promise<{ head: string; body: string }>;
+  /** Sends one request (the health request by default) and resolves with the head of its answer. */
+  ask(request?: string): Promise<string>;
+}
+
+/** Opens a plain TCP connection to the emulator, for tests of what a client does at the socket. */
+export async function rawConnection(cli: CliEmulator): Promise<RawConnection> {
+  const socket = connect(cli.port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  let taken = 0;
+  let isClosed = false;
+  const wakers = new Set<() => void>();
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+    for (const wake of [...wakers]) wake();
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => ((isClosed = true), resolve())));
+  const answer = (): Promise<{ head: string; body: string }> =>
+    new Promise((resolve, reject) => {
+      const look = (): void => {
+        const rest = text.slice(taken);
+        const end = rest.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = rest.slice(0, end);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (rest.length < end + 4 + length) return;
+        wakers.delete(look);
+        taken += end + 4 + length;
+        resolve({ head, body: rest.slice(end + 4, end + 4 + length) });
+      };
+      wakers.add(look);
+      look();
+      void closed.then(() => wakers.delete(look) && reject(new Error(`closed before an answer: ${JSON.stringify(text)}`)));
+    });
+  const ask = (request = HEALTH): Promise<string> => {
+    const answered = answer();
+    socket.write(request);
+    return answered.then((a) => a.head);
+  };
+  return { socket, received: () => text, isClosed: () => isClosed, closed, answer, ask };
+}
+
+/** Runs `svc-emulator ARGS` to its end: exit code and everything printed (stdout and stderr as they came). */
+export function runCli(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), output }));
+  });
+}
