@@ -1,5 +1,5 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
-import { StoreOpenError } from '../store/index.ts';
+import { StoreDamageError, StoreFullError, StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
 import { CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
 import { HelpRequested, suggestion, UsageError } from './args.ts';
@@ -74,6 +74,11 @@ async function main(argv: string[]): Promise<void> {
       process.exit(2);
     }
     if (err instanceof StoreOpenError) {
+      console.error(`svc-emulator: ${err.message}`);
+      process.exit(2);
+    }
+    // A store command (export, backup) that met damage or a full disk: one line, as every store problem.
+    if (err instanceof StoreDamageError || err instanceof StoreFullError) {
       console.error(`svc-emulator: ${err.message}`);
       process.exit(2);
     }

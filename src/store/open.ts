@@ -129,8 +129,6 @@ function refuseOtherHolders(path: string): void {
   throw new StoreOpenError(`${path}: the store is in use by ${holderOf(path, others)}; one emulator per store`);
 }
 
-const damaged = fileDamaged;
-
 /** The store's lock alone (a restore swaps the files under it); refused while an emulator holds the store. */
 export function takeStoreLock(path: string): Driver {
   let lock: Driver;
@@ -148,16 +146,16 @@ export function takeStoreLock(path: string): Driver {
   return lock;
 }
 
+/** A 0-byte file is a truncated store: its data is gone, and an empty store in its place would hide that. */
+const EMPTY_FILE = 'the file is empty (0 bytes), not a store; was it truncated? Restore a backup, or remove the file to start a new store';
+
 /**
- * Refuses what would open as if new but is not: a 0-byte file (a truncated store: its data is gone, and an empty
- * store in its place would hide that), and a missing file whose write-ahead log is still beside it (a deleted
- * store: SQLite would replay the old log into a new file).
+ * Before a new store is made where none is: a write-ahead log still beside the missing file is a deleted store's
+ * (SQLite would replay the old log into the new file), refused; a log of its header alone (32 bytes) holds no
+ * transaction and goes, with its index. Called with the lock held, so no running emulator's log is touched.
  */
-function refuseLostStore(path: string, kind: ReturnType<typeof storeFileKind>): void {
-  if (kind === 'empty') throw new StoreOpenError(`${path}: the file is empty (0 bytes), not a store; was it truncated? Restore a backup, or remove the file to start a new store`);
-  if (kind !== 'missing') return;
+function refuseOrphanLog(path: string): void {
   const wal = `${path}-wal`;
-  // A log of its header alone (32 bytes) holds no transaction.
   if (existsSync(wal) && statSync(wal).size > 32) {
     throw new StoreOpenError(`${path}: the store is missing but its write-ahead log ${wal} is still there; restore the store, or remove the log to start a new one`);
   }
@@ -198,7 +196,7 @@ export function openStore(options: StoreOptions = {}): Store {
   const kind = storeFileKind(path);
   if (kind === 'unknown') throw new StoreOpenError(`${path}: not a store file (neither SQLite nor an svc-emulator journal store)`);
   if (kind === 'journal') throw new StoreOpenError(`${path}: a store of the journal engine; import it first (svc-emulator store import-journal ${path})`);
-  refuseLostStore(path, kind);
+  if (kind === 'empty') throw new StoreOpenError(`${path}: ${EMPTY_FILE}`);
   if (options.readOnly) {
     if (kind === 'missing') throw new StoreOpenError(`${path}: no such store`);
     const driver = openLibsql(path);
@@ -207,7 +205,7 @@ export function openStore(options: StoreOptions = {}): Store {
       if (foreign) throw new StoreOpenError(`${path}: ${foreign}`);
     } catch (err) {
       driver.close();
-      if (damaged(err)) throw new StoreOpenError(`${path}: the store is damaged (${(err as Error).message}); see svc-emulator store check`);
+      if (fileDamaged(err)) throw new StoreOpenError(`${path}: the store is damaged (${(err as Error).message}); see svc-emulator store check`);
       throw err;
     }
     return createStore(driver, { kind: 'file', path }, { onEffectError });
@@ -217,7 +215,10 @@ export function openStore(options: StoreOptions = {}): Store {
   let driver: Driver | null = null;
   try {
     lock = lockStore(path);
-    if (kind === 'missing') createStoreFile(path);
+    if (kind === 'missing') {
+      refuseOrphanLog(path);
+      createStoreFile(path);
+    }
     driver = openLibsql(path);
     // Whose file it is comes first: nothing is written to another program's database, not even the log mode.
     const foreign = foreignStoreProblem(driver);
@@ -237,7 +238,7 @@ export function openStore(options: StoreOptions = {}): Store {
     if (err instanceof StoreBusyError) throw new StoreOpenError(`${path}: the store is in use by ${holderOf(path)}; one emulator per store`);
     if (err instanceof StoreOpenError) throw err;
     if (err instanceof StoreVersionError) throw new StoreOpenError(err.message);
-    if (damaged(err)) throw new StoreOpenError(`${path}: the store is damaged (${(err as Error).message}); see svc-emulator store check`);
+    if (fileDamaged(err)) throw new StoreOpenError(`${path}: the store is damaged (${(err as Error).message}); see svc-emulator store check`);
     throw err;
   }
   const store = createStore(driver, { kind: 'file', path }, { onEffectError });

@@ -98,7 +98,7 @@ it.each(DAMAGE)('stops a start that must read a task whose record has %s, naming
   await expect(createEmulator({ db: path, clock: 'manual', log: () => undefined })).rejects.toThrow(`tasks row ${row}: ${problem}`);
 });
 
-it('says so in one line, exit 2, from the CLI: a start that reads a damaged row, and store check without a stack trace', async () => {
+it('says so from the CLI without a stack trace: a start that reads a damaged row and an export (one line, exit 2), store check (exit 1)', async () => {
   const { row } = await storeWithTask(false);
   damageText(path, 'tasks', 'body', row, invalidUtf8('social-notes-data'));
   const start = await runCli(['start', '--port', '0', '--db', path, '--clock', 'manual']);
@@ -108,6 +108,9 @@ it('says so in one line, exit 2, from the CLI: a start that reads a damaged row,
   expect(check.code).toBe(1);
   expect(check.output).toContain(`tasks row ${row}: body is not valid UTF-8`);
   expect(check.output).not.toMatch(/\n\s+at /);
+  const exported = await runCli(['store', 'export', '--db', path, join(dir, 'state.json')]);
+  expect(exported.code).toBe(2);
+  expect(exported.output.trim().split('\n')).toEqual([expect.stringContaining('tasks.body is not valid UTF-8')]);
 });
 
 it('finds damage in an index that the table pages do not show (store check and the check after the start)', async () => {
