@@ -20,6 +20,7 @@ import {
   rateLimit,
   requestSigning,
   parseJsonBody,
+  isTextEndpoint,
   readBody,
   requestIds,
   UPLOAD_BODY_LIMIT,
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps): Express {
       callRecords(deps),
       // Authentication comes before reading the body: a bad key is refused whatever it sent.
       apiKeyAuth(deps.db),
-      readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : deps.config.bodyLimit)),
+      readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : isTextEndpoint(req) ? deps.config.textBodyLimit : deps.config.bodyLimit)),
       requestSigning(deps),
       rateLimit(deps),
       // Only POST /v1/files takes multipart/form-data; on every other endpoint it is a wrong content type.

@@ -33,6 +33,9 @@ import type { StateDocument } from './state/index.ts';
 import type { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
 
+/** A text call's body at most by default: a message with a few photos in base64 (the reference sets no limit). */
+const TEXT_BODY_LIMIT = 20 * 1024 * 1024;
+
 export interface EmulatorOptions {
   /** SQLite file for the store; without it the store lives in memory. */
   db?: string;
@@ -45,7 +48,10 @@ export interface EmulatorOptions {
   allowInsecureWebhooks?: boolean;
   /** Makes ids and generated data repeatable. */
   seed?: string;
-  bodyLimit?: string;
+  /** Largest JSON body of the task, file-less and control endpoints (body-parser notation or bytes); default 1 MB. */
+  bodyLimit?: string | number;
+  /** Largest JSON body of the three text endpoints, images in base64 included; default 20 MB. */
+  textBodyLimit?: string | number;
   /**
    * Scenarios added to the built-in ones (the package's `scenarios/`): a folder of `*.yaml`, `*.yml` and `*.json`
    * files, or one file. One with a built-in's name replaces it (with a warning).
@@ -207,6 +213,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     adminToken,
     allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
     bodyLimit: options.bodyLimit ?? '1mb',
+    textBodyLimit: options.textBodyLimit ?? TEXT_BODY_LIMIT,
     version: VERSION,
     publicUrl: options.publicUrl ?? 'http://127.0.0.1:4010',
     fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,

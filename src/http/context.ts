@@ -14,8 +14,10 @@ import type { ResolveHost, Webhooks } from '../webhooks/index.ts';
 export interface AppConfig {
   adminToken: string;
   allowInsecureWebhooks: boolean;
-  /** Largest accepted JSON body, in body-parser notation (`1mb`). */
-  bodyLimit: string;
+  /** Largest accepted JSON body, in body-parser notation (`1mb`) or bytes. */
+  bodyLimit: string | number;
+  /** The same for the three text endpoints, whose messages may carry images (base64). */
+  textBodyLimit: string | number;
   version: string;
   /** The address the emulator's own files are served under; set when it starts listening unless given. */
   publicUrl: string;

@@ -10,7 +10,7 @@ export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { uiRoutes } from './ui-routes.ts';
 export { apiKeyAuth } from './api-key.ts';
-export { jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
+export { isTextEndpoint, jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';
 export { errorHandler, notFound, unrouted } from './error-handler.ts';
 export type { AppDeps, AppConfig } from './context.ts';

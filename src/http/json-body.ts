@@ -13,8 +13,8 @@ export const rawBodyOf = (req: Request): Buffer | undefined => (req as Request &
  * Reads the body's bytes, whatever their type, up to a limit (413 payload_too_large beyond it). Parsing comes
  * later, after request signatures are checked over these bytes.
  */
-export function readBody(limitFor: (req: Request) => string): RequestHandler {
-  const readers = new Map<string, RequestHandler>();
+export function readBody(limitFor: (req: Request) => string | number): RequestHandler {
+  const readers = new Map<string | number, RequestHandler>();
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       next();
@@ -79,7 +79,8 @@ export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
 }
 
 /** The text endpoints answer every problem with a body's content with 400 bad_request (reference "Text endpoints"). */
-const isTextEndpoint = (req: Request): boolean => endpointGroup(req.originalUrl) !== 'general';
+/** The three text endpoints: their own error shapes, and their own body limit (a message may carry images). */
+export const isTextEndpoint = (req: Request): boolean => endpointGroup(req.originalUrl) !== 'general';
 
 /**
  * A body of the wrong type, charset or encoding: 415 unsupported_media_type, but 400 bad_request on the text
@@ -105,7 +106,7 @@ function depthOver(value: unknown, max: number): boolean {
 }
 
 /** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
-export const jsonBody = (limit: string): RequestHandler[] => [readBody(() => limit), parseJsonBody()];
+export const jsonBody = (limit: string | number): RequestHandler[] => [readBody(() => limit), parseJsonBody()];
 
 /** The body must be a JSON object; routes that take no body accept none or an empty object. */
 export function requireObjectBody(req: Request): Record<string, unknown> {
@@ -121,10 +122,10 @@ function hasBody(req: Request): boolean {
 }
 
 /** A body that cannot be read: too large is 413 everywhere; an unknown encoding or charset 415 (400 on text endpoints). */
-function bodyError(err: BodyParserError, limit: string, textEndpoint: boolean): ApiError {
+function bodyError(err: BodyParserError, limit: string | number, textEndpoint: boolean): ApiError {
   switch (err.type) {
     case 'entity.too.large':
-      return new ApiError('payload_too_large', `The request body is larger than ${limit}.`);
+      return new ApiError('payload_too_large', `The request body is larger than ${typeof limit === 'number' ? `${limit} bytes` : limit}.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return wrongContent(

@@ -11,7 +11,7 @@ import type { Body, Verb, World } from './bad-input/exchange.ts';
 import { PROTO_KEYS, PROTO_VALUES, childKeys, childOf, keyArb, mutate, nastyValue, withChild, withoutChild } from './bad-input/mutations.ts';
 import { fuzzPart } from './bad-input/part.ts';
 import { RawJson, deepText, dupObject, toJsonText } from './bad-input/raw-json.ts';
-import { asA, call, withWorld } from './bad-input/world.ts';
+import { asA, call, TEXT_BODY_LIMIT, withWorld } from './bad-input/world.ts';
 
 /**
  * Bad input, fuzzed, this part: wire-level nasties on every endpoint that takes a JSON body: wrong
@@ -207,7 +207,9 @@ fuzz(`deep nesting (up to 10,000 levels) in every free-form object of the docume
 });
 
 const MB = 1024 * 1024;
-fuzz(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte padding); uploads at 50 MB and just over (${runs.sizes} cases)`, async () => {
+/** The body limit of an endpoint: the text endpoints have their own (a message may carry images). */
+const limitOf = (path: string): number => (/^\/v1\/(chat\/completions|responses|messages)$/.test(path) ? TEXT_BODY_LIMIT : MB);
+fuzz(`bodies at the limit and just over: 1 MB, and the text endpoints' own (huge strings and arrays, multibyte padding); uploads at 50 MB and just over (${runs.sizes} cases)`, async () => {
   await withWorld(async (w) => {
     // /v1/files takes larger bodies (50 MB files); its limits are the upload cases below.
     const limited = JSON_ENDPOINTS.filter((e) => e.path(w) !== '/v1/files');
@@ -227,7 +229,7 @@ fuzz(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte
     await check(
       fc.asyncProperty(kind, async (k) => {
         const path = k.endpoint.path(w);
-        const target = MB + k.delta;
+        const target = limitOf(path) + k.delta;
         const base = k.endpoint.valid(w);
         // Pad a valid body with an ignored field (or a message's content) to exactly `target` bytes.
         const shell = (fill: string): string => {
@@ -254,7 +256,7 @@ fuzz(`bodies at the 1 MB limit and just over (huge strings and arrays, multibyte
           path,
           headers: headersFor(w, path),
           body: { kind: 'raw', contentType: 'application/json', bytes: text },
-          expect: bytes > MB ? expectError(413, 'payload_too_large') : expectNot(413),
+          expect: bytes > limitOf(path) ? expectError(413, 'payload_too_large') : expectNot(413),
         });
       }),
       params(runs.sizes),
