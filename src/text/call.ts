@@ -100,8 +100,8 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   if (behaviour.reject) throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
   const generated = generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overridesOf(behaviour));
   const nowMs = ctx.clock.now();
-  // The freeze covers the maximum, or the answer if it holds more: a recorded answer is never cut, and a forced
-  // tool call's arguments are whole JSON. A charge is then never beyond the freeze, nor a refund below zero.
+  // The freeze covers the maximum, or the answer if it holds more: a recorded answer is never cut (a generated one,
+  // tool calls included, always is). A charge is then never beyond the freeze, nor a refund below zero.
   const frozen = tokenPoints(model, generated.inputTokens, Math.max(maxTokens, generated.outputTokens));
   const callId = ctx.requestId;
   const admitted = admit(ctx.admission, frozen);

@@ -89,8 +89,18 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   const random = createRandom(JSON.stringify([request.model, request.prompt, request.seed, request.responseFormat, request.forcedTool]));
   const inputTokens = countInputTokens(request.prompt);
   if (request.forcedTool) {
+    // A tool call is output like any other: cut at the maximum (4 characters a token), it ends `length`, so the
+    // freeze's maximum always covers what is charged.
     const args = JSON.stringify(sampleJson(request.forcedTool.parameters, random));
-    return { pieces: [], finish: 'tool_calls', stopSequence: null, toolCall: { name: request.forcedTool.name, arguments: args }, inputTokens };
+    const room = request.maxTokens * 4;
+    const cut = args.length > room;
+    return {
+      pieces: [],
+      finish: cut ? 'length' : 'tool_calls',
+      stopSequence: null,
+      toolCall: { name: request.forcedTool.name, arguments: cut ? args.slice(0, room) : args },
+      inputTokens,
+    };
   }
   let text: string;
   if (overrides.text !== undefined) text = overrides.text;

@@ -293,17 +293,23 @@ it('openai chat with tools and a named tool_choice answers with a call to that t
   expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
 });
 
-it('a forced tool call longer than max_tokens freezes enough for what it charges: no refund below zero, nothing left frozen', async () => {
+it('cuts a forced tool call at max_tokens like any answer (finish length), so its freeze is the formula and a small balance pays for it', async () => {
   const tools = [{ type: 'function' as const, function: { name: 'note', parameters: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } }, required: ['title', 'body'] } } }];
-  const { data: completion, response } = await openai.chat.completions.create(chat({ max_tokens: 1, tools, tool_choice: 'required' })).withResponse();
-  const used = completion.usage?.completion_tokens ?? 0;
-  expect(used).toBeGreaterThan(1);
+  // 1.000 points: the formula's freeze (input price × input tokens + output price × 1) fits; the whole call did not.
+  const small = await newAccount('1.000');
+  const { data: completion, response } = await openaiFor(small.key).chat.completions.create(chat({ max_tokens: 1, tools, tool_choice: 'required' })).withResponse();
+  const [choice] = completion.choices;
+  expect(choice?.finish_reason).toBe('length');
+  const call = choice?.message.tool_calls?.[0];
+  if (call?.type !== 'function') throw new Error('expected a function tool call');
+  expect(call.function.name).toBe('note');
+  expect(call.function.arguments.length).toBeLessThanOrEqual(4);
+  expect(completion.usage?.completion_tokens).toBe(1);
   const requestId = response.headers.get('x-request-id') ?? '';
-  const entries = await ledgerOf(requestId);
-  expect(entries.map(([kind]) => kind)).toEqual(['freeze', 'charge']);
-  expect(entries[0]?.[1]).toBe(tokenCost(PRO, completion.usage?.prompt_tokens ?? 0, used));
-  expect(entries.every(([, points]) => !points.startsWith('-'))).toBe(true);
-  expect((await balances()).frozen).toBe('0.000');
+  const entries = (await ledger(small.id)).filter((e) => e.call_id === requestId).map((e) => [e.kind, e.points]);
+  expect(entries[0]).toEqual(['freeze', tokenCost(PRO, completion.usage?.prompt_tokens ?? 0, 1)]);
+  expect(entries.every(([, points]) => !String(points).startsWith('-'))).toBe(true);
+  expect((await balances(small.id)).frozen).toBe('0.000');
 });
 
 it('openai chat streamed with include_usage delivers the non-streamed content piece by piece, then a usage chunk with empty choices', async () => {
