@@ -7,7 +7,7 @@ import type { StateDocument } from './document.ts';
  * The rules of a state document that its schema (openapi/admin.yaml StateDocument) cannot say: ids used once,
  * records of accounts (and tasks) the document holds, each account's ledger numbered 1, 2, 3, … and balances
  * that are what the ledger says. A document that breaks one would fail the import halfway or leave a store
- * that does not start (src/store/check.ts checks the same balances and numbers when a store opens).
+ * that does not start (src/store/check.ts checks the same balances and numbers once a store is open).
  */
 export function stateRuleDetails(state: StateDocument): ErrorDetail[] {
   return [...duplicateDetails(state), ...referenceDetails(state), ...ledgerNumberDetails(state.ledger), ...balanceDetails(state)];

@@ -59,9 +59,29 @@ export function succeed(
   // Overrides are checked against the file record's fields (admin.yaml FileRecordOverride); a position past the
   // generated files starts from a real stored result file, so every record is complete and its address served.
   overrideOutput.files?.forEach((fields, i) => {
-    output.files[i] = { ...(output.files[i] ?? videoRecord(ctx, stored, nowMs, i, EXTRA_VIDEO)), ...fields };
+    const base = output.files[i] ?? videoRecord(ctx, stored, nowMs, i, EXTRA_VIDEO);
+    output.files[i] = { ...withoutInapplicable(base, fields.type ?? base.type), ...fields };
   });
   return { output, charge: chargeFor(model.pricing, input, actual) };
+}
+
+/** The fields of a file record that apply to each type; the others are null for it (a `file` has none of them). */
+const MEDIA_FIELDS = ['width', 'height', 'duration', 'cover_url'] as const;
+const APPLIES_TO: Record<string, readonly (typeof MEDIA_FIELDS)[number][]> = {
+  video: MEDIA_FIELDS,
+  image: ['width', 'height'],
+  audio: ['duration'],
+};
+
+/**
+ * A record made a scenario's type (an `audio` over a generated video, say) with the fields that do not apply to
+ * that type null; the scenario's own fields still win over this.
+ * @see reference "File record": fields that do not apply are null
+ */
+function withoutInapplicable(record: FileRecord, type: string): FileRecord {
+  const applies = new Set<string>(Object.hasOwn(APPLIES_TO, type) ? APPLIES_TO[type] : []);
+  const nulls = Object.fromEntries(MEDIA_FIELDS.filter((field) => !applies.has(field)).map((field) => [field, null]));
+  return { ...record, ...nulls };
 }
 
 /**
