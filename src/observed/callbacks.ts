@@ -1,0 +1,87 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CallbackObservation, CheckInfo, Deviation } from './history.ts';
+import { idsOf, isRecord, isTerminal, named, sameJson, timeMs, viewTask } from './task-view.ts';
+import type { TaskRead } from './task-view.ts';
+
+export const CALLBACK_CHECKS = {
+  terminalOnly: { id: 'callbacks.terminal.only', holds: 'a task callback is sent only for a terminal task, typed task.<its status>' },
+  oncePerTask: { id: 'callbacks.once-per-task', holds: 'one callback per task: every delivery of a task (retries, resends) carries the same webhook-id' },
+  signature: { id: 'callbacks.signature.verifies', holds: 'webhook-signature verifies with an account secret over `{id}.{timestamp}.{raw body}` (HMAC-SHA256, base64, v1, entries)' },
+  timestamp: { id: 'callbacks.timestamp.fresh', holds: 'webhook-timestamp is within 5 minutes of receipt' },
+  afterFinish: { id: 'callbacks.envelope.after-finish', holds: 'the envelope’s timestamp is not before the task’s finished_at' },
+  asGet: { id: 'callbacks.data.as-get', holds: 'data equals the task as GET shows it once terminal (status, points, output, times)' },
+  terminalOnArrival: { id: 'callbacks.get.terminal-on-arrival', holds: 'a GET issued once the callback arrived shows the terminal state' },
+} as const satisfies Record<string, CheckInfo>;
+const C = CALLBACK_CHECKS;
+
+const TOLERANCE_MS = 5 * 60 * 1000;
+
+/**
+ * Callback deliveries against each other and against the task reads.
+ * @see reference "Events" Task callbacks
+ */
+export function checkCallbacks(deliveries: readonly CallbackObservation[], reads: ReadonlyMap<string, readonly TaskRead[]>): Deviation[] {
+  const found: Deviation[] = [];
+  const firstByTask = new Map<string, string>();
+  for (const delivery of deliveries) {
+    const webhookId = delivery.headers['webhook-id'] ?? '(no webhook-id)';
+    const push = (check: CheckInfo, problem: string, ...related: TaskRead[]): void => {
+      found.push({ check: check.id, message: `callback ${webhookId}: ${problem}`, requestIds: idsOf(...related.map((r) => r.obs)) });
+    };
+    const raw = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : Buffer.from(delivery.body);
+    const stamp = delivery.headers['webhook-timestamp'] ?? '';
+    if (delivery.secrets && delivery.secrets.length > 0 && !verifies(delivery.secrets, webhookId, stamp, raw, delivery.headers['webhook-signature'] ?? '')) {
+      push(C.signature, 'no signature verifies with the account secret over the bytes received');
+    }
+    const sentSeconds = /^\d+$/.test(stamp) ? Number(stamp) : NaN;
+    if (!(Math.abs(sentSeconds * 1000 - delivery.receivedMs) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
+
+    const envelope = parse(raw);
+    if (envelope?.type === 'webhook.test') continue;
+    const task = viewTask(envelope?.data);
+    if (!envelope || !task) {
+      push(C.terminalOnly, 'the body is not an envelope with a task');
+      continue;
+    }
+    const taskReads = reads.get(task.id) ?? [];
+    if (!isTerminal(task.status) || envelope.type !== `task.${task.status}`) push(C.terminalOnly, `type ${String(envelope.type)} for task ${task.id} in status ${task.status}`);
+    const first = firstByTask.get(task.id);
+    if (first !== undefined && first !== webhookId) push(C.oncePerTask, `task ${task.id} was already called back as ${first}`);
+    firstByTask.set(task.id, first ?? webhookId);
+
+    const [at, finished] = [timeMs(envelope.timestamp), timeMs(task.finishedAt)];
+    if (at === null || (finished !== null && at < finished)) push(C.afterFinish, `timestamp ${String(envelope.timestamp)} is before task ${task.id} finished at ${String(task.finishedAt)}`);
+
+    for (const r of taskReads) {
+      if (r.obs.kind === 'replay' || !isTerminal(r.view.status) || sameJson(r.view.raw, task.raw)) continue;
+      const fields = Object.keys({ ...r.view.raw, ...task.raw }).filter((f) => !sameJson(r.view.raw[f], task.raw[f]));
+      push(C.asGet, `data of task ${task.id} differs from ${r.view.status} read ${named(r.obs)} in ${fields.join(', ')}`, r);
+      break;
+    }
+    for (const r of taskReads) {
+      if (r.obs.kind === 'get' && r.obs.sentMs >= delivery.receivedMs && !isTerminal(r.view.status)) {
+        push(C.terminalOnArrival, `task ${task.id} read ${r.view.status} (${named(r.obs)}) after its callback arrived`, r);
+      }
+    }
+  }
+  return found;
+}
+
+/** Standard Webhooks: any `v1,` entry equal, in constant time, to HMAC-SHA256 over `{id}.{timestamp}.{body}`. */
+function verifies(secrets: readonly string[], id: string, stamp: string, body: Buffer, header: string): boolean {
+  const given = header.split(' ').filter((e) => e.startsWith('v1,')).map((e) => Buffer.from(e.slice(3), 'base64'));
+  return secrets.some((secret) => {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    const expected = createHmac('sha256', key).update(Buffer.concat([Buffer.from(`${id}.${stamp}.`, 'utf8'), body])).digest();
+    return given.some((sig) => sig.length === expected.length && timingSafeEqual(sig, expected));
+  });
+}
+
+function parse(raw: Buffer): Record<string, unknown> | null {
+  try {
+    const json: unknown = JSON.parse(raw.toString('utf8'));
+    return isRecord(json) ? json : null;
+  } catch {
+    return null;
+  }
+}

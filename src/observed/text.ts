@@ -1,0 +1,57 @@
+import type { CheckContext, CheckInfo, Deviation, TextCallObservation } from './history.ts';
+import { idsOf, named } from './task-view.ts';
+import { ENDINGS, ID_PREFIX, readAnswer } from './text-answer.ts';
+
+export const TEXT_CHECKS = {
+  id: { id: 'text.id.own-prefixed', holds: 'every call has its own id, prefixed per format (svcchat_, svcresp_, svcmsg_), the same on every chunk of its stream' },
+  usage: { id: 'text.usage.positive', holds: 'a non-empty prompt has input tokens; usage adds up (total = input + output) where a total is given' },
+  maximum: { id: 'text.max-tokens.respected', holds: 'output tokens never exceed the maximum asked for' },
+  truncation: { id: 'text.truncation.at-max', holds: 'output tokens equal the maximum exactly when the answer says it was cut (length / incomplete / max_tokens)' },
+  streamUsage: { id: 'text.stream.usage', holds: 'a stream’s final usage agrees with the text it delivered' },
+  stop: { id: 'text.stop-reason.documented', holds: 'the ending is one the format documents (chat: stop, length, tool_calls, content_filter; responses: completed, incomplete; messages: end_turn, max_tokens, stop_sequence when sent)' },
+} as const satisfies Record<string, CheckInfo>;
+const C = TEXT_CHECKS;
+
+/** @see reference "Text endpoints (synchronous)", "Streaming", "Conventions" Text call ids */
+export function checkTexts(calls: readonly TextCallObservation[], context: CheckContext): Deviation[] {
+  const found: Deviation[] = [];
+  const owners = new Map<string, TextCallObservation>();
+  for (const call of calls) {
+    const push = (check: CheckInfo, problem: string, ...others: TextCallObservation[]): void => {
+      found.push({ check: check.id, message: `${call.format} call ${named(call)}: ${problem}`, requestIds: idsOf(call, ...others) });
+    };
+    const answer = readAnswer(call);
+    const prefix = ID_PREFIX[call.format];
+    const [id, ...rest] = answer.ids;
+    if (typeof id !== 'string' || !new RegExp(`^${prefix}[A-Za-z0-9]+$`).test(id)) push(C.id, `id ${JSON.stringify(id)} is not ${prefix}…`);
+    else if (rest.some((other) => other !== id)) push(C.id, `the stream carries more than one id`);
+    else {
+      const owner = owners.get(id);
+      if (owner) push(C.id, `id ${id} was already the id of ${named(owner)}`, owner);
+      owners.set(id, call);
+    }
+    if (answer.errored) continue;
+
+    const { inputTokens: input, outputTokens: output, totalTokens: total } = answer;
+    if (call.promptNonEmpty && input !== null && input <= 0) push(C.usage, `${input} input tokens for a non-empty prompt`);
+    if (total !== null && input !== null && output !== null && total !== input + output) push(C.usage, `total_tokens ${total} is not ${input} + ${output}`);
+
+    const ending = ENDINGS[call.format];
+    const stops = call.format === 'messages' && call.stopSequencesSent === true ? [...ending.stops, 'stop_sequence'] : ending.stops;
+    if (typeof answer.stop !== 'string' || !stops.includes(answer.stop)) push(C.stop, `ends ${JSON.stringify(answer.stop)}, documented: ${stops.join(', ')}`);
+    if (output !== null && call.maxTokens !== null) {
+      const cut = answer.stop === ending.cut;
+      if (output > call.maxTokens) push(C.maximum, `${output} output tokens, maximum ${call.maxTokens}`);
+      else if (cut !== (output === call.maxTokens)) push(C.truncation, `${output} output tokens of at most ${call.maxTokens}, ending ${JSON.stringify(answer.stop)}`);
+    }
+
+    const delivered = answer.delivered;
+    if (delivered !== null && output !== null && !answer.toolCall) {
+      const expected = context.countOutputTokens?.(delivered);
+      if (expected !== undefined ? expected !== output : (delivered.length > 0) !== (output > 0)) {
+        push(C.streamUsage, `reports ${output} output tokens for ${delivered.length} delivered characters${expected === undefined ? '' : ` (${expected} tokens)`}`);
+      }
+    }
+  }
+  return found;
+}
