@@ -1,6 +1,6 @@
 import { ERROR_CATALOG } from '../errors/index.ts';
-import type { Exchange } from './client.ts';
-import { errorOf, POINTS } from './checks/shared.ts';
+import { errorOf, POINTS, REQUEST_ID } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 import type { ResponseContract } from './spec.ts';
 
 /** One way an answer departs from the contract, under the id of the check it belongs to. */
@@ -14,7 +14,6 @@ export interface AnswerDeviation {
 /** The checks genericDeviations and formatDeviations report under, in the order they run. */
 export const ANSWER_CHECKS = ['wire.status.no-5xx', 'wire.request-id.every-answer', 'wire.schema.response', 'wire.error-shape.body', 'wire.error-code.status', 'wire.points.decimal', 'wire.time.beijing'];
 
-export const REQUEST_ID = /^req_[a-z0-9]{24}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+08:00$/;
 
 /**

@@ -1,23 +1,7 @@
-import { isSecretHeader, redactSecrets } from '../recording/redact.ts';
+import { toExchange, unreachableReason } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 import { genericDeviations } from './answers.ts';
-import { unreachableReason } from './network.ts';
 import type { ResponseContract } from './spec.ts';
-
-/** One request and its answer, as a check saw it. */
-export interface Exchange {
-  method: string;
-  path: string;
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The parsed JSON body, or undefined. */
-  json: unknown;
-  requestId: string | null;
-  /** Server-sent events of a stream, in order. */
-  events: StreamEvent[];
-  requestHeaders: Record<string, string>;
-  requestBody: string | undefined;
-}
 
 export interface RequestOptions {
   body?: unknown;
@@ -90,86 +74,7 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
   };
 }
 
-/**
- * A request and its answer as the checks read them: the body as JSON when the content type says JSON, the events
- * of an event stream, the request id from X-Request-Id. The suite's client and the proxy both build them here.
- */
-export function toExchange(
-  request: Pick<Exchange, 'method' | 'path' | 'requestHeaders' | 'requestBody'>,
-  answer: Pick<Exchange, 'status' | 'headers' | 'text'>,
-): Exchange {
-  const type = answer.headers.get('content-type') ?? '';
-  const json = type.includes('json') ? parseJson(answer.text) : undefined;
-  return {
-    method: request.method,
-    path: request.path,
-    status: answer.status,
-    headers: answer.headers,
-    text: answer.text,
-    json,
-    requestId: answer.headers.get('x-request-id'),
-    events: type.includes('text/event-stream') ? parseSse(answer.text) : [],
-    requestHeaders: request.requestHeaders,
-    requestBody: request.requestBody,
-  };
-}
-
 function genericChecks(contract: ResponseContract, exchange: Exchange): void {
   const [first] = genericDeviations(contract, exchange);
   if (first) throw new CheckFailure(first.message, exchange, first.expected, first.actual);
-}
-
-/** Text as JSON; undefined when it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A parsed server-sent event. */
-export interface StreamEvent {
-  event: string | null;
-  data: string;
-}
-
-/** Server-sent events per the HTML standard's parsing rules (enough of them for the three formats). */
-export function parseSse(text: string): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  let event: string | null = null;
-  let data: string[] = [];
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (line === '') {
-      if (data.length > 0) events.push({ event, data: data.join('\n') });
-      event = null;
-      data = [];
-    } else if (line.startsWith('event:')) event = line.slice(6).trimStart();
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-  }
-  if (data.length > 0) events.push({ event, data: data.join('\n') });
-  return events;
-}
-
-/**
- * A curl line that reproduces an exchange, with no credential in it: the key shown as `sk-REDACTED` (put yours in
- * its place), other credential headers (signatures, nonces, cookies, tokens) as `[redacted]`, and secret-looking
- * strings in the address, the other headers and the body hidden as a recording hides them.
- */
-export function curlOf(baseUrl: string, exchange: Exchange): string {
-  const hide = (text: string): string => redactSecrets(text).text;
-  const parts = [`curl -sS -X ${exchange.method} '${hide(`${baseUrl}${exchange.path}`)}'`];
-  for (const [name, value] of Object.entries(exchange.requestHeaders)) {
-    // Whatever form a key has, none of it is printed.
-    const shown = /^authorization$/i.test(name)
-      ? value.replace(/^(\S+\s+).*$/, '$1sk-REDACTED')
-      : /^x-api-key$/i.test(name)
-        ? 'sk-REDACTED'
-        : isSecretHeader(name)
-          ? '[redacted]'
-          : hide(value);
-    parts.push(`-H '${name}: ${shown}'`);
-  }
-  if (exchange.requestBody !== undefined) parts.push(`--data-raw '${hide(exchange.requestBody).replaceAll("'", "'\\''")}'`);
-  return parts.join(' ');
 }

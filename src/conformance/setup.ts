@@ -1,5 +1,4 @@
-import { errorOf } from './checks/shared.ts';
-import { unreachableReason } from './network.ts';
+import { errorOf, unreachableReason } from '../wire/index.ts';
 
 /** The suite cannot start: an address that does not answer, a key or token refused. Nothing was checked. */
 export class ConformanceSetupError extends Error {}

@@ -2,8 +2,8 @@
 import { textFormatOf } from '../text/fingerprint.ts';
 import type { TextFormat } from '../text/index.ts';
 import type { AnswerDeviation } from './answers.ts';
-import { parseJson } from './client.ts';
-import type { StreamEvent } from './client.ts';
+import { parseJson } from '../wire/index.ts';
+import type { StreamEvent } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
 
 /** The three text formats, each with its own event order. */

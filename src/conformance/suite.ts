@@ -1,7 +1,8 @@
 import Big from 'big.js';
 import { ALL_CHECKS, textModel } from './checks/index.ts';
-import { CheckFailure, CheckSkipped, createClient, curlOf } from './client.ts';
-import type { Exchange } from './client.ts';
+import { curlOf } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
+import { CheckFailure, CheckSkipped, createClient } from './client.ts';
 import { startCallbackReceiver } from './receiver.ts';
 import { advanceClock, prepare } from './setup.ts';
 import { loadResponseContract } from './spec.ts';

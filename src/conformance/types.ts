@@ -1,4 +1,5 @@
-import type { Client, Exchange } from './client.ts';
+import type { Exchange } from '../wire/index.ts';
+import type { Client } from './client.ts';
 import type { ResponseContract } from './spec.ts';
 
 export type Group = 'wire' | 'validation' | 'tasks' | 'billing' | 'lifecycle' | 'text' | 'callbacks';

@@ -1,6 +1,5 @@
-import { REQUEST_ID } from '../conformance/answers.ts';
-import { errorOf } from '../conformance/checks/shared.ts';
-import type { Exchange } from '../conformance/client.ts';
+import { errorOf, REQUEST_ID } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
 import { diffJson } from './json-diff.ts';
 import { maskOf } from './masks.ts';

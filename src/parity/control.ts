@@ -1,4 +1,4 @@
-import { unreachableReason } from '../conformance/network.ts';
+import { unreachableReason } from '../wire/index.ts';
 import { ParityUnreachable } from './replay.ts';
 import type { Target } from './replay.ts';
 

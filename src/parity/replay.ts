@@ -1,10 +1,8 @@
-import { toExchange } from '../conformance/client.ts';
-import type { Exchange } from '../conformance/client.ts';
-import { unreachableReason } from '../conformance/network.ts';
+import { HOP_BY_HOP, toExchange, unreachableReason } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 import { harHeader, REDACTED } from '../recording/index.ts';
 import type { HarEntry } from '../recording/index.ts';
 import type { IdMap } from './ids.ts';
-import { HOP_BY_HOP } from '../proxy/hop-by-hop.ts';
 
 /** The deployment answered nothing at all (refused, unknown host, TLS, no answer in time): the run stops, exit 2. */
 export class ParityUnreachable extends Error {}

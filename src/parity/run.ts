@@ -1,5 +1,5 @@
 import { recordedTaskScenario, recordedTextScenario } from '../recording/scenario-file.ts';
-import { curlOf } from '../conformance/client.ts';
+import { curlOf } from '../wire/index.ts';
 import { machineNow } from '../clock/index.ts';
 import type { HarEntry, Recording } from '../recording/index.ts';
 import { redactedEntry } from '../recording/recorded-content.ts';

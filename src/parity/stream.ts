@@ -1,4 +1,4 @@
-import type { Exchange } from '../conformance/client.ts';
+import type { Exchange } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
 import { diffJson } from './json-diff.ts';
 import type { DiffOptions } from './json-diff.ts';

@@ -1,8 +1,7 @@
 import { parseTime } from '../clock/index.ts';
-import { parseSse } from '../conformance/client.ts';
+import { parseJson, parseSse } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
 import type { HarEntry } from '../recording/index.ts';
-import { parseJson } from '../recording/recorded-content.ts';
 
 /** A time in an answer, in ms: an ISO 8601 string, or a number of Unix seconds (`created` of a text call). */
 function asMs(value: unknown): number | null {

@@ -1,7 +1,7 @@
 import { ANSWER_CHECKS, formatDeviations, genericDeviations } from '../conformance/answers.ts';
 import type { AnswerDeviation } from '../conformance/answers.ts';
-import { curlOf } from '../conformance/client.ts';
-import type { Exchange } from '../conformance/client.ts';
+import { curlOf } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 import type { ResponseContract } from '../conformance/spec.ts';
 import { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/stream-order.ts';
 import { createTaskRules, TASK_CHECKS } from './task-rules.ts';

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Exchange } from '../conformance/client.ts';
-import { toExchange } from '../conformance/client.ts';
+import { toExchange } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 
 /** Headers a curl line leaves out: the transport's own, and what fetch or an SDK adds about itself. */
 const NOT_IN_CURL = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|accept-language|user-agent|sec-fetch-.*|x-stainless-.*)$/i;

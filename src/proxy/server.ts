@@ -5,12 +5,12 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { loadResponseContract } from '../conformance/spec.ts';
 import { machineNow } from '../clock/index.ts';
+import { HOP_BY_HOP } from '../wire/index.ts';
 import { createRandom, ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { createChecker, deviationLine, timeoutDeviation } from './checks.ts';
 import type { Deviation, ExchangeTimes } from './checks.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
-import { HOP_BY_HOP } from './hop-by-hop.ts';
 import type { EndedExchange } from './exchange.ts';
 import { answerUpstreamFailure, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
 

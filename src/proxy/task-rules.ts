@@ -1,7 +1,7 @@
 import { cmp, isNegative, sub, ZERO } from '../billing/index.ts';
 import type { AnswerDeviation } from '../conformance/answers.ts';
-import type { Exchange } from '../conformance/client.ts';
-import { POINTS } from '../conformance/checks/shared.ts';
+import { POINTS } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
 
 /** A task goes forward only: queued, processing, then one terminal state it keeps. */
 export const STATUS_ORDER_CHECK = 'lifecycle.status.forward-only';

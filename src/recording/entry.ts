@@ -3,7 +3,8 @@ import { textFingerprint, textFormatOf } from '../text/fingerprint.ts';
 import type { HarEntry, HarEntryExtra, HarNameValue, HarRequest, HarResponse } from './har.ts';
 import { harHeader } from './har.ts';
 import { parseJson } from './recorded-content.ts';
-import { contentRoute, redactBody, redactHeaders, redactSecrets } from './redact.ts';
+import { redactSecrets } from '../wire/index.ts';
+import { contentRoute, redactBody, redactHeaders } from './redact.ts';
 import type { ContentRoute, Redaction } from './redact.ts';
 import { isPlainObject } from '../contract/index.ts';
 

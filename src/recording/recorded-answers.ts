@@ -1,4 +1,4 @@
-import { parseSse } from '../conformance/client.ts';
+import { parseSse } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
 import { toPieces } from '../text/tokens.ts';
 import type { HarEntry } from './har.ts';

@@ -1,5 +1,5 @@
 import type { HarEntry } from './har.ts';
-import { parseJson as parseJsonText } from '../conformance/client.ts';
+import { parseJson as parseJsonText } from '../wire/index.ts';
 
 /**
  * What the recorder and the importers read off an exchange's content: its JSON, and the marks the recorder's

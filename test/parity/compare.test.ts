@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { toExchange } from '../../src/conformance/client.ts';
+import { toExchange } from '../../src/wire/index.ts';
 import { compareAnswers, endpointOf } from '../../src/parity/index.ts';
 import { collapsed, eventName } from '../../src/parity/stream.ts';
 import { serviceTimes } from '../../src/parity/timing.ts';

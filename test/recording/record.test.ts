@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseSse } from '../../src/conformance/client.ts';
+import { parseSse } from '../../src/wire/index.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';

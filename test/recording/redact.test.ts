@@ -67,7 +67,7 @@ it('leaves no secret in the recorded address or its decoded query, however deep 
 });
 
 it('a curl line of the proxy or the suite carries no credential: key, signature, nonce, cookie, token in the address or the body', async () => {
-  const { curlOf } = await import('../../src/conformance/client.ts');
+  const { curlOf } = await import('../../src/wire/index.ts');
   const line = curlOf('https://api.example.com', {
     method: 'POST',
     path: `/v1/tasks?token=${SECRET}`,

@@ -1,9 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { webhookAddressProblem } from '../../webhooks/address-guard.ts';
+import { errorOf } from '../../wire/index.ts';
+import type { Exchange } from '../../wire/index.ts';
 import { CheckFailure, CheckSkipped } from '../client.ts';
-import type { Exchange } from '../client.ts';
 import type { Check } from '../types.ts';
-import { body, errorOf, needAnswer, notesInput, pollUntilTerminal } from './shared.ts';
+import { body, needAnswer, notesInput, pollUntilTerminal } from './shared.ts';
 import type { TaskBody } from './shared.ts';
 
 /**

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import type { Check } from '../types.ts';
-import { notesInput, pollUntilTerminal, POINTS, submitTask } from './shared.ts';
+import { POINTS } from '../../wire/index.ts';
+import { notesInput, pollUntilTerminal, submitTask } from './shared.ts';
 
 export const lifecycleChecks: Check[] = [
   {

@@ -1,8 +1,8 @@
+import { errorOf } from '../../wire/index.ts';
+import type { Exchange } from '../../wire/index.ts';
 import { CheckFailure } from '../client.ts';
-import type { Exchange } from '../client.ts';
 import type { CheckContext } from '../types.ts';
 
-export const POINTS = /^-?\d+\.\d{3}$/;
 export const TERMINAL = ['succeeded', 'failed', 'canceled'];
 
 export const notesInput = (note = 'https://notes.example.com/n/conformance'): Record<string, unknown> => ({
@@ -23,14 +23,6 @@ export interface TaskBody {
 }
 
 export const body = <T>(exchange: Exchange): T => exchange.json as T;
-
-/** The error code and message of an answer, in the general shape or the Messages one; empty when it has none. */
-export function errorOf(exchange: Pick<Exchange, 'json'>): { code?: string; message?: string } {
-  const error = (exchange.json as { error?: { code?: unknown; type?: unknown; message?: unknown } } | undefined)?.error;
-  const code = typeof error?.code === 'string' ? error.code : typeof error?.type === 'string' ? error.type : undefined;
-  const message = typeof error?.message === 'string' ? error.message : undefined;
-  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) };
-}
 
 /**
  * An answer the check needs before it can check anything further (the submission of a task it then reads, say):

@@ -1,7 +1,8 @@
 import Big from 'big.js';
 import { CheckFailure } from '../client.ts';
 import type { Check } from '../types.ts';
-import { body, expectError, needAnswer, notesInput, POINTS, submitAndCancel, submitTask } from './shared.ts';
+import { POINTS } from '../../wire/index.ts';
+import { body, expectError, needAnswer, notesInput, submitAndCancel, submitTask } from './shared.ts';
 import type { TaskBody } from './shared.ts';
 
 const unique = (): string => `conformance-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;

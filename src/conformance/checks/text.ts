@@ -1,8 +1,9 @@
-import type { Exchange } from '../client.ts';
+import { errorOf } from '../../wire/index.ts';
+import type { Exchange } from '../../wire/index.ts';
 import type { Check, CheckContext } from '../types.ts';
 import { MESSAGE_STOP_REASONS, streamError, streamOrderProblems } from '../stream-order.ts';
 import type { StreamFormat, StreamRequest } from '../stream-order.ts';
-import { errorOf, expectError, needAnswer } from './shared.ts';
+import { expectError, needAnswer } from './shared.ts';
 
 /** The text model the text checks call (`--text-model`). */
 export const textModel = { id: 'svc-text-lite' };

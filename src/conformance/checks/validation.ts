@@ -1,5 +1,6 @@
 import type { Check } from '../types.ts';
-import { errorOf, expectError } from './shared.ts';
+import { errorOf } from '../../wire/index.ts';
+import { expectError } from './shared.ts';
 
 const notes = (input: Record<string, unknown>): Record<string, unknown> => ({ model: 'social-notes-data', input: { agree: true, ...input } });
 const video = (input: Record<string, unknown>): Record<string, unknown> => ({ model: 'video-gen-2.0-fast', input: { prompt: 'p', ...input } });

@@ -1,5 +1,6 @@
 import type { Check } from '../types.ts';
-import { errorOf, notesInput } from './shared.ts';
+import { errorOf } from '../../wire/index.ts';
+import { notesInput } from './shared.ts';
 
 const TEXT_BODY = { model: 'x', messages: [{ role: 'user', content: 'hi' }] };
 
