@@ -12,6 +12,7 @@ import { createContract } from './contract/index.ts';
 import type { Contract } from './contract/index.ts';
 import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
+import { refusals } from './http/index.ts';
 import type { AppConfig, AppDeps } from './http/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
@@ -350,7 +351,9 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     adminToken,
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
-      const server = createLimitedServer(app, limits, warn);
+      // Requests the server itself refuses (too large, too slow, not HTTP) are answered and recorded as the app's are.
+      const refuse = refusals({ random, clock, db, logger: options.logger ?? null });
+      const server = createLimitedServer(app, limits, { warn, refuse });
       closeServer = followRequests(server);
       emulator.server = server;
       return new Promise((resolve, reject) => {

@@ -29,6 +29,11 @@ export const ERROR_CATALOG = {
     message: 'The path does not take this method; the Allow header lists the ones it takes.',
     emulatorDefined: true,
   },
+  request_timeout: {
+    status: 408,
+    message: 'The request was not sent in time; the connection is closed.',
+    emulatorDefined: true,
+  },
   idempotency_conflict: {
     status: 409,
     message: 'This Idempotency-Key was used with a different model or parameters.',
@@ -47,6 +52,11 @@ export const ERROR_CATALOG = {
   },
   invalid_params: { status: 422, message: 'The parameters are invalid.' },
   content_rejected: { status: 422, message: 'The prompt or reference material failed content review.' },
+  request_header_fields_too_large: {
+    status: 431,
+    message: 'The request line and headers are too large; the connection is closed.',
+    emulatorDefined: true,
+  },
   rate_limited: { status: 429, message: 'Too many requests per minute for this key.' },
   concurrency_limited: { status: 429, message: 'Too many running tasks and text calls.' },
   internal_error: { status: 500, message: 'The emulator failed unexpectedly.', emulatorDefined: true },

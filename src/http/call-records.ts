@@ -82,6 +82,38 @@ export function recordCall(deps: Deps, res: Response, status = 200): void {
   if (start) deps.db.calls.put(recordOf(deps, res.req, res, start.atMs, status), start.atMs);
 }
 
+/** A request the HTTP server refused before the app had it (see refusals.ts): what is known of it. */
+export interface RefusedCall {
+  requestId: string;
+  /** Empty when the request line was not read whole. */
+  method: string;
+  path: string;
+  status: number;
+  errorCode: string;
+  latencyMs: number;
+}
+
+/** Writes the record of a refused request, with the answers of this turn; no key or account is known. */
+export function recordRefused(deps: Deps, call: RefusedCall): void {
+  if (deps.db.store.closed) return;
+  const atMs = deps.clock.now();
+  deps.db.calls.putSoon(
+    {
+      request_id: call.requestId,
+      at: timeOf(atMs),
+      key: null,
+      account_id: null,
+      method: call.method,
+      path: call.path,
+      status: call.status,
+      error_code: call.errorCode,
+      model: null,
+      latency_ms: call.latencyMs,
+    },
+    atMs,
+  );
+}
+
 function modelNamedBy(body: unknown): string | null {
   const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
   return typeof model === 'string' ? model.slice(0, 128) : null;

@@ -1,5 +1,6 @@
 export { createLimitedServer, DEFAULT_SERVER_LIMITS, resolveLimits } from './limits.ts';
-export type { ServerLimits } from './limits.ts';
+export type { LimitedServerOptions, ServerLimits } from './limits.ts';
+export type { ClientRefusal, RefusalAnswer } from './client-errors.ts';
 export { capConnections } from './connection-cap.ts';
 export { budgetText, connectionBudget, FALLBACK_CAP, openFileLimit } from './connections.ts';
 export type { ConnectionBudget } from './connections.ts';

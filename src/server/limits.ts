@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
+import { answerClientErrors } from './client-errors.ts';
+import type { ClientRefusal, RefusalAnswer } from './client-errors.ts';
 import { capConnections } from './connection-cap.ts';
 import { openFileLimit } from './connections.ts';
 
@@ -9,7 +11,7 @@ import { openFileLimit } from './connections.ts';
  * tight enough that a stuck or hostile client cannot hold a connection for ever.
  */
 export interface ServerLimits {
-  /** Request line plus headers, in bytes; over it node answers 431 without a body and closes the connection. */
+  /** Request line plus headers, in bytes; over it 431 and the connection closes. */
   maxHeaderBytes: number;
   /** Real ms from a request's first byte to the end of its headers; after it, 408 and the connection closes. 0: none. */
   headersTimeoutMs: number;
@@ -58,8 +60,19 @@ export function resolveLimits(given: Partial<ServerLimits> = {}): ServerLimits {
   };
 }
 
-/** A node HTTP server for `app` with these limits; `warn` hears when the connection cap is reached. */
-export function createLimitedServer(app: RequestListener, limits: ServerLimits, warn?: (message: string) => void): Server {
+export interface LimitedServerOptions {
+  /** Hears when the connection cap is reached. */
+  warn?: (message: string) => void;
+  /**
+   * The answer to a request refused by the limits (431, 408) or by node's parser (400), instead of node's bare
+   * status line; see `answerClientErrors`.
+   */
+  refuse?: (refusal: ClientRefusal) => RefusalAnswer;
+}
+
+/** A node HTTP server for `app` with these limits. */
+export function createLimitedServer(app: RequestListener, limits: ServerLimits, options: LimitedServerOptions = {}): Server {
+  const { warn, refuse } = options;
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -72,6 +85,7 @@ export function createLimitedServer(app: RequestListener, limits: ServerLimits, 
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  if (refuse) answerClientErrors(server, limits, refuse);
   if (limits.maxConnections !== null) capConnections(server, limits.maxConnections, warn, warn ? openFileLimit() : null);
   return server;
 }

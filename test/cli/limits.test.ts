@@ -45,33 +45,83 @@ function trickle(connection: Raw, parts: string[], gapMs: number): void {
   next();
 }
 
-it('answers 431 without a body to headers over --max-header-bytes, and goes on serving', async () => {
-  const health = (padding: number): Promise<Response> =>
-    fetch(`${cli.base}/_emulator/health`, { headers: { 'X-Padding': 'a'.repeat(padding), Connection: 'close' } });
-  expect((await health(3_000)).status).toBe(200);
-  const refused = await health(6_000);
+/** The call record of `requestId`, once written (records are written after their answer, on a later turn). */
+async function recordOf(requestId: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const res = await admin(cli, 'GET', `/_emulator/records/${requestId}`);
+    if (res.status === 200) return (await res.json()) as Record<string, unknown>;
+    expect(res.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A refusal's head and body as read off the connection: its request id in the header and in the body agree. */
+function refusalOf(received: string, status: string): { head: string; body: Record<string, { code?: string; request_id?: string }>; requestId: string } {
+  const [head = '', text = ''] = received.split('\r\n\r\n');
+  expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status}\r\n`));
+  expect(head).toMatch(/\r\nConnection: close(\r\n|$)/i);
+  expect(head).toMatch(/\r\nContent-Type: application\/json/i);
+  const requestId = /\r\nX-Request-Id: (req_[a-z0-9]{24})(\r\n|$)/i.exec(head)?.[1] ?? '';
+  expect(requestId).toMatch(/^req_[a-z0-9]{24}$/);
+  const body = JSON.parse(text) as Record<string, { code?: string; request_id?: string }>;
+  return { head, body, requestId };
+}
+
+it('answers 431 with a request id, the error body and Connection: close to headers over --max-header-bytes, records it, and goes on serving', async () => {
+  const models = (padding: number): Promise<Response> =>
+    fetch(`${cli.base}/v1/models`, { headers: { Authorization: `Bearer ${DEMO_KEY}`, 'X-Padding': 'a'.repeat(padding), Connection: 'close' } });
+  expect((await models(3_000)).status).toBe(200);
+  const refused = await models(6_000);
   expect(refused.status).toBe(431);
   expect(refused.headers.get('connection')).toBe('close');
-  expect(await refused.text()).toBe('');
-  expect((await health(0)).status).toBe(200);
+  const requestId = refused.headers.get('x-request-id') ?? '';
+  expect(requestId).toMatch(/^req_[a-z0-9]{24}$/);
+  expect(await refused.json()).toEqual({ error: { code: 'request_header_fields_too_large', message: expect.any(String) as string, request_id: requestId } });
+  expect(await recordOf(requestId)).toMatchObject({ request_id: requestId, method: 'GET', path: '/v1/models', status: 431, error_code: 'request_header_fields_too_large', key: null });
+  expect((await models(0)).status).toBe(200);
   expect(cli.child.exitCode).toBeNull();
 });
 
-it('cuts a client that sends its headers too slowly with 408 after --headers-timeout-ms', async () => {
+it('answers 431 in the text endpoints’ own error shapes', async () => {
+  const refused = await fetch(`${cli.base}/v1/messages`, {
+    method: 'POST',
+    headers: { 'X-Padding': 'a'.repeat(6_000), 'Content-Type': 'application/json', Connection: 'close' },
+    body: '{}',
+  });
+  expect(refused.status).toBe(431);
+  const requestId = refused.headers.get('x-request-id') ?? '';
+  expect(refused.headers.get('request-id')).toBe(requestId);
+  expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'request_header_fields_too_large', request_id: requestId } });
+});
+
+it('cuts a client that sends its headers too slowly with 408 after --headers-timeout-ms, with a request id, and records it', async () => {
   const slow = await raw(cli);
   const started = Date.now();
   // One header line every 50 ms: never idle, yet the headers never end.
-  trickle(slow, ['GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
+  trickle(slow, ['GET /v1/models HTTP/1.1\r\nHost: emulator\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
   await within(10_000, slow.closed, 'the cut');
   expect(Date.now() - started).toBeGreaterThanOrEqual(280);
-  expect(slow.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+  // The request line came in an earlier packet than the one being read: the path is not known, so the body is
+  // the general shape and the record names no method or path.
+  const { body, requestId } = refusalOf(slow.received(), '408 Request Timeout');
+  expect(body).toEqual({ error: { code: 'request_timeout', message: expect.any(String) as string, request_id: requestId } });
+  expect(await recordOf(requestId)).toMatchObject({ request_id: requestId, status: 408, error_code: 'request_timeout', method: '', path: '' });
   // Clients that send their headers at once are served as before.
   const quick = await raw(cli);
   quick.socket.write(HEALTH);
   expect((await quick.answer()).head).toMatch(/^HTTP\/1\.1 200/);
 });
 
-it('cuts a body sent too slowly with 408 after --request-timeout-ms, but never a stream that outlasts it', async () => {
+it('answers a request that is not HTTP with 400 bad_request, a request id and a record', async () => {
+  const bad = await raw(cli);
+  bad.socket.write(`GET /v1/models HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nBad Header: x\r\n\r\n`);
+  await within(10_000, bad.closed, 'the refusal');
+  const { body, requestId } = refusalOf(bad.received(), '400 Bad Request');
+  expect(body).toMatchObject({ error: { code: 'bad_request', request_id: requestId } });
+  expect(await recordOf(requestId)).toMatchObject({ request_id: requestId, method: 'GET', path: '/v1/models', status: 400, error_code: 'bad_request' });
+});
+
+it('cuts a body sent too slowly with 408 after --request-timeout-ms, records the 408, but never cuts a stream that outlasts it', async () => {
   const started = Date.now();
   const res = await fetch(`${cli.base}/v1/chat/completions`, {
     method: 'POST',
@@ -90,7 +140,11 @@ it('cuts a body sent too slowly with 408 after --request-timeout-ms, but never a
   // A byte every 50 ms: the body would take over three seconds.
   trickle(upload, [head, ...body], 50);
   await within(10_000, upload.closed, 'the cut');
-  expect(upload.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+  const refusal = refusalOf(upload.received(), '408 Request Timeout');
+  expect(refusal.body).toEqual({ error: { code: 'request_timeout', message: expect.any(String) as string, request_id: refusal.requestId } });
+  // The app had the request: its record knows the key, and says what the client got.
+  const record = await recordOf(refusal.requestId);
+  expect(record).toMatchObject({ method: 'POST', path: '/v1/tasks', status: 408, error_code: 'request_timeout', key: DEMO_KEY });
 });
 
 it('closes an idle kept-alive connection after --keep-alive-timeout-ms, and announces it', async () => {
