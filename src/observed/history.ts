@@ -53,8 +53,6 @@ export type TextCallObservation = {
   maxTokens: number | null;
   /** The prompt had text (so it has input tokens). */
   promptNonEmpty: boolean;
-  /** Stop sequences were sent (a Messages-style answer may then stop on one). */
-  stopSequencesSent?: boolean;
 } & ({ streamed: false; body: unknown } | { streamed: true; events: readonly unknown[] });
 
 /** One delivery of a callback as the receiver got it. */

@@ -8,7 +8,7 @@ export const TEXT_CHECKS = {
   maximum: { id: 'text.max-tokens.respected', holds: 'output tokens never exceed the maximum asked for' },
   truncation: { id: 'text.truncation.at-max', holds: 'output tokens equal the maximum exactly when the answer says it was cut (length / incomplete / max_tokens)' },
   streamUsage: { id: 'text.stream.usage', holds: 'a stream’s final usage agrees with the text it delivered' },
-  stop: { id: 'text.stop-reason.documented', holds: 'the ending is one the format documents (chat: stop, length, tool_calls, content_filter; responses: completed, incomplete; messages: end_turn, max_tokens, stop_sequence when sent)' },
+  stop: { id: 'text.stop-reason.documented', holds: 'the ending is one the format documents (chat: stop, length, tool_calls, content_filter; responses: completed, incomplete; messages: end_turn or max_tokens, an answer cut at a stop sequence included)' },
 } as const satisfies Record<string, CheckInfo>;
 const C = TEXT_CHECKS;
 
@@ -37,7 +37,7 @@ export function checkTexts(calls: readonly TextCallObservation[], context: Check
     if (total !== null && input !== null && output !== null && total !== input + output) push(C.usage, `total_tokens ${total} is not ${input} + ${output}`);
 
     const ending = ENDINGS[call.format];
-    const stops = call.format === 'messages' && call.stopSequencesSent === true ? [...ending.stops, 'stop_sequence'] : ending.stops;
+    const stops = ending.stops;
     if (typeof answer.stop !== 'string' || !stops.includes(answer.stop)) push(C.stop, `ends ${JSON.stringify(answer.stop)}, documented: ${stops.join(', ')}`);
     if (output !== null && call.maxTokens !== null) {
       const cut = answer.stop === ending.cut;

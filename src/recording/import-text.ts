@@ -56,6 +56,7 @@ function textScenario(fingerprint: string, entry: HarEntry, answer: Answer): Sce
   const text: Partial<TextBehaviour> = { chunks: answer.chunks };
   if (answer.finish !== 'stop') text.finish = answer.finish;
   if (answer.stopSequence !== undefined) text.stop_sequence = answer.stopSequence;
+  if (answer.nativeStopReason) text.messages_stop_reason = 'stop_sequence';
   if (answer.inputTokens !== undefined && answer.inputTokens >= 0 && answer.inputTokens <= 10_000_000) text.input_tokens = answer.inputTokens;
   if (answer.outputTokens !== undefined && answer.outputTokens >= 1 && answer.outputTokens <= 100_000) text.output_tokens = answer.outputTokens;
   text.first_token_ms = Math.min(600_000, Math.max(0, Math.round(wait)));

@@ -20,6 +20,8 @@ export interface Answer {
   finish: 'stop' | 'length' | 'stop_sequence';
   /** With finish `stop_sequence`: the sequence that ended it. */
   stopSequence?: string;
+  /** A Messages-style answer that said so with the Anthropic-native stop_reason `stop_sequence` (not `end_turn`). */
+  nativeStopReason?: true;
   inputTokens?: number;
   outputTokens?: number;
   streamed: boolean;
@@ -52,7 +54,7 @@ function wordsOf(text: string): string[] {
 type Read = Omit<Answer, 'streamed'> | string;
 
 /** How an answer ended, as a scenario's `finish` and `stop_sequence` replay it. */
-type Ending = Pick<Answer, 'finish' | 'stopSequence'>;
+type Ending = Pick<Answer, 'finish' | 'stopSequence' | 'nativeStopReason'>;
 const STOP: Ending = { finish: 'stop' };
 const LENGTH: Ending = { finish: 'length' };
 
@@ -85,13 +87,15 @@ function readBody(format: 'chat' | 'responses' | 'messages', body: unknown): Rea
 
 /**
  * How a Messages-style answer (or a stream's `message_delta`) ended: `max_tokens`, or a stop sequence with the
- * sequence it names (one the Scenario schema takes: 1 to 100,000 characters; else read as a plain stop).
+ * sequence it names (one the Scenario schema takes: 1 to 100,000 characters; else read as a plain stop), said with
+ * `end_turn` as the reference has it, or with the Anthropic-native `stop_sequence`, which the replay then keeps.
  */
 function messagesEnding(ended: Record<string, unknown>): Ending {
-  if (ended['stop_reason'] === 'max_tokens') return LENGTH;
+  const reason = ended['stop_reason'];
+  if (reason === 'max_tokens') return LENGTH;
   const sequence = ended['stop_sequence'];
-  if (ended['stop_reason'] === 'stop_sequence' && typeof sequence === 'string' && sequence !== '' && sequence.length <= MAX_STOP_SEQUENCE_LENGTH) {
-    return { finish: 'stop_sequence', stopSequence: sequence };
+  if ((reason === 'end_turn' || reason === 'stop_sequence') && typeof sequence === 'string' && sequence !== '' && sequence.length <= MAX_STOP_SEQUENCE_LENGTH) {
+    return { finish: 'stop_sequence', stopSequence: sequence, ...(reason === 'stop_sequence' ? { nativeStopReason: true as const } : {}) };
   }
   return STOP;
 }

@@ -36,6 +36,11 @@ export interface TextBehaviour {
   finish?: 'stop' | 'length' | 'stop_sequence';
   /** The stop sequence that ended a recorded answer: given exactly when `finish` is `stop_sequence`. */
   stop_sequence?: string;
+  /**
+   * How a Messages-style answer cut at a stop sequence says so: `end_turn` (the reference's set, the default) or
+   * `stop_sequence` (the Anthropic-native value, for teams whose code expects it).
+   */
+  messages_stop_reason?: 'end_turn' | 'stop_sequence';
 }
 
 export interface ScenarioMatch {

@@ -138,6 +138,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
       generated,
       includeUsage: parsed.includeUsage,
       echo: body,
+      stopSequenceReason: behaviour.messages_stop_reason ?? 'end_turn',
     },
     parsed,
     behaviour,

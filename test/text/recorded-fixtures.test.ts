@@ -150,12 +150,15 @@ it('streams a recorded Messages answer through the anthropic SDK: the text delta
   expect(answer.stop_reason).toBe('max_tokens');
 });
 
-it('ends a recorded Messages answer at its stop sequence: stop_reason stop_sequence and the sequence, streamed or not', async () => {
+it.each([
+  ['end_turn, as the reference allows (the default)', {}, 'end_turn'],
+  ['stop_sequence, the Anthropic-native value, when the scenario asks', { messages_stop_reason: 'stop_sequence' }, 'stop_sequence'],
+])('ends a recorded Messages answer at its stop sequence with stop_reason %s and the sequence, streamed or not', async (_name, choice, reason) => {
   const request = { model: 'svc-text-pro', max_tokens: 64, system: SYSTEM, stop_sequences: ['END', '###'], messages: [{ role: 'user' as const, content: QUESTION }] };
-  await loadFixture('recorded-messages', messagesFormat, request, { chunks: CHUNKS, finish: 'stop_sequence', stop_sequence: '###', output_tokens: 7 });
+  await loadFixture('recorded-messages', messagesFormat, request, { chunks: CHUNKS, finish: 'stop_sequence', stop_sequence: '###', output_tokens: 7, ...choice });
   const answer = await anthropic.messages.create(request);
   expect(answer.content).toEqual([{ type: 'text', text: RECORDED }]);
-  expect(answer.stop_reason).toBe('stop_sequence');
+  expect(answer.stop_reason).toBe(reason);
   expect(answer.stop_sequence).toBe('###');
 
   const deltas: string[] = [];
@@ -163,7 +166,7 @@ it('ends a recorded Messages answer at its stop sequence: stop_reason stop_seque
   stream.on('text', (delta) => deltas.push(delta));
   const message = await stream.finalMessage();
   expect(deltas).toEqual(CHUNKS);
-  expect(message.stop_reason).toBe('stop_sequence');
+  expect(message.stop_reason).toBe(reason);
   expect(message.stop_sequence).toBe('###');
   expect(message.usage.output_tokens).toBe(7);
 });

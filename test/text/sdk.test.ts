@@ -501,11 +501,11 @@ it('anthropic messages with max_tokens 5 stops with stop_reason max_tokens after
   expect(textOf(msg).trim().split(/\s+/)).toHaveLength(5);
 });
 
-it('anthropic messages with stop_sequences stops before the sequence with stop_reason stop_sequence', async () => {
+it('anthropic messages with stop_sequences stops before the sequence with stop_reason end_turn (the reference allows end_turn or max_tokens) and names it', async () => {
   const full = textOf(await anthropic.messages.create(message()));
   const word = stopWordOf(full);
   const msg = await anthropic.messages.create(message({ stop_sequences: ['no such sequence', word] }));
-  expect(msg.stop_reason).toBe('stop_sequence');
+  expect(msg.stop_reason).toBe('end_turn');
   expect(msg.stop_sequence).toBe(word);
   expect(textOf(msg)).toBe(full.slice(0, full.indexOf(word)).trimEnd());
   expect(msg.usage.output_tokens).toBe(textOf(msg).match(/\S+/g)?.length ?? 0);

@@ -12,7 +12,16 @@ interface MessagesBody {
   stream?: boolean;
 }
 
-const STOP_REASON = { stop: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'end_turn' } as const;
+/**
+ * The reference allows `end_turn` or `max_tokens` only: an answer cut at a stop sequence is `end_turn` (with the
+ * sequence in `stop_sequence`, as the format has it), unless the call's scenario asks for the Anthropic-native value.
+ * @see reference "Streaming" (Messages-style: stop_reason)
+ */
+const stopReason = (call: TextCallView): string => {
+  const { finish } = call.generated;
+  if (finish === 'length') return 'max_tokens';
+  return finish === 'stop_sequence' ? call.stopSequenceReason : 'end_turn';
+};
 
 /** @see reference "POST /v1/messages" and "Streaming" (Messages-style) */
 export const messagesFormat: TextFormat = {
@@ -40,7 +49,7 @@ export const messagesFormat: TextFormat = {
     return {
       ...message(call),
       content: [{ type: 'text', text: call.generated.pieces.join('') }],
-      stop_reason: STOP_REASON[call.generated.finish],
+      stop_reason: stopReason(call),
       stop_sequence: call.generated.stopSequence,
       usage: { input_tokens: call.generated.inputTokens, output_tokens: call.generated.outputTokens },
     };
@@ -57,7 +66,7 @@ export const messagesFormat: TextFormat = {
     for (const text of call.generated.pieces) yield { text: delta(text), tokens: 1 };
     yield event('content_block_stop', { index: 0 });
     yield event('message_delta', {
-      delta: { stop_reason: STOP_REASON[call.generated.finish], stop_sequence: call.generated.stopSequence },
+      delta: { stop_reason: stopReason(call), stop_sequence: call.generated.stopSequence },
       usage: { output_tokens: call.generated.outputTokens },
     });
     yield event('message_stop', {});

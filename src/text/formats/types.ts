@@ -21,6 +21,8 @@ export interface TextCallView {
   includeUsage: boolean;
   /** Request fields some formats echo back. */
   echo: Record<string, unknown>;
+  /** What a Messages-style answer cut at a stop sequence gives as its stop_reason (the scenario's choice). */
+  stopSequenceReason: 'end_turn' | 'stop_sequence';
 }
 
 /** One request format: how it reads a checked body, and how it writes answers, streams and stream errors. */

@@ -145,13 +145,12 @@ export function responsesStream(requestId: string, answer: { max?: number; statu
 }
 
 /** A whole Messages-style answer. */
-export function message(requestId: string, answer: { stop?: string | null; output?: number; max?: number; input?: number; stopSequencesSent?: boolean } = {}): WholeCall {
+export function message(requestId: string, answer: { stop?: string | null; output?: number; max?: number; input?: number } = {}): WholeCall {
   return {
     requestId,
     format: 'messages',
     maxTokens: answer.max ?? 16,
     promptNonEmpty: true,
-    ...(answer.stopSequencesSent === undefined ? {} : { stopSequencesSent: answer.stopSequencesSent }),
     streamed: false,
     body: {
       id: `svcmsg_${requestId.slice(4)}`,
