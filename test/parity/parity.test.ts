@@ -320,4 +320,4 @@ it('an unreadable recording, an unreachable deployment and a refused admin token
   const run = await parityCli([recorded, '--base-url', base, '--json', unwritable]);
   expect(run.code).toBe(2);
   expect(run.stderr).toMatch(new RegExp(`^svc-emulator parity: cannot write ${unwritable}: ENOENT[^\n]*\n$`));
-}, 30_000);
+}, 60_000);

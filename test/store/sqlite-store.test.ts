@@ -191,7 +191,7 @@ it('checks, backs up while running, refuses to restore while running, and restor
   const ids = stateOnDisk(path).tasks.map((t) => t.task.id);
   expect(ids).toContain(kept);
   expect(ids).not.toContain(later);
-});
+}, 60_000); // six processes one after another (start, check, backup, refused restore, stop, restore): slow on a busy machine
 
 it('says what is wrong with a damaged store (store check exits 1)', async () => {
   fundedStore().close();
