@@ -162,3 +162,21 @@ it('leaves the X-Svc-* headers free in the schema (a key without signing ignores
     expect(String(parameter['description']), name).toMatch(/without signing/);
   }
 });
+
+it('makes every file record field present, those that do not apply as null (width, height, duration, cover_url)', () => {
+  const record = schemas['FileRecord'] ?? {};
+  for (const field of ['width', 'height', 'duration', 'cover_url']) {
+    expect(record['required'], field).toContain(field);
+    expect(((record['properties'] as Record<string, Schema>)[field] ?? {})['type'], field).toContain('null');
+  }
+});
+
+it('lets a task id path take any string: a long id is a task that does not exist (404), not a malformed request', () => {
+  const parameters = (doc['components'] as Record<string, Record<string, Schema>>)['parameters'] ?? {};
+  expect(parameters['TaskIdPath']?.['schema']).toEqual({ type: 'string' });
+});
+
+it('says what a cancel answers for a processing task as well as for a queued and a finished one', () => {
+  const cancel = ((doc['paths'] as Record<string, Record<string, Schema>>)['/v1/tasks/{id}/cancel']?.['post'] ?? {}) as Schema;
+  expect(String(cancel['description'])).toMatch(/queued[\s\S]*processing[\s\S]*409 `task_not_cancelable`[\s\S]*terminal/);
+});
