@@ -30,9 +30,15 @@ const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 /** Whether the blob store takes `name`: a plain file name, which also stays inside any folder it is joined to. */
 export const isBlobName = (name: unknown): name is string => typeof name === 'string' && PLAIN_NAME.test(name) && !name.includes('..');
 
+/** `name` itself when the blob store takes it, else a BlobNameError. */
+function checkedName(name: string): string {
+  if (!isBlobName(name)) throw new BlobNameError(name);
+  return name;
+}
+
 /** The path of `name` inside `dir`, resolved and checked to be a file of `dir` itself, or a BlobNameError. */
 function pathIn(dir: string, name: string): string {
-  if (!isBlobName(name)) throw new BlobNameError(name);
+  checkedName(name);
   const path = resolve(dir, name);
   // The rule above already keeps a name inside; checked again on the resolved path, whatever the rule becomes.
   if (dirname(path) !== dir || basename(path) !== name) throw new BlobNameError(name);
@@ -42,14 +48,10 @@ function pathIn(dir: string, name: string): string {
 export function createBlobStore(folder: string | null): BlobStore {
   if (folder === null) {
     const blobs = new Map<string, Buffer>();
-    const checked = (name: string): string => {
-      if (!isBlobName(name)) throw new BlobNameError(name);
-      return name;
-    };
     return {
-      put: (name, bytes) => void blobs.set(checked(name), bytes),
-      get: (name) => blobs.get(checked(name)),
-      delete: (name) => void blobs.delete(checked(name)),
+      put: (name, bytes) => void blobs.set(checkedName(name), bytes),
+      get: (name) => blobs.get(checkedName(name)),
+      delete: (name) => void blobs.delete(checkedName(name)),
       clear: () => blobs.clear(),
     };
   }

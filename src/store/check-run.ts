@@ -7,24 +7,24 @@ import { DATA_TABLES } from './schema.ts';
 /** The store check on this connection (`store check`, tests): one line per problem, empty when sound. */
 export const checkStore = (driver: Driver): string[] => checkSafely(driver, DATA_TABLES);
 
-// The check's own function, from its source text (check.ts says why). A compiler may have wrapped its inner
+// The check's own functions, from their source text (check.ts says why). A compiler may have wrapped its inner
 // functions to keep their names (`__name(fn, "name")`): the worker defines that as doing nothing.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.libsql);
 const __name = (fn) => fn;
 const findProblems = (${findProblems.toString()});
+const checkSafely = (${checkSafely.toString()});
 let answer;
 try {
   const db = new Database(workerData.path, { readonly: true });
   try {
-    answer = { problems: findProblems({ scan: (sql) => db.prepare(sql).raw(true).iterate() }, workerData.tables) };
+    answer = { problems: checkSafely({ scan: (sql) => db.prepare(sql).raw(true).iterate() }, workerData.tables) };
   } finally {
     db.close();
   }
 } catch (err) {
-  const code = String((err && err.code) || '');
-  answer = /^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(code) ? { problems: [err.message] } : { failed: String(err && err.message) };
+  answer = { failed: String(err && err.message) };
 }
 parentPort.postMessage(answer);
 // The worker ends by itself: libsql's native code must not be torn down in the middle of a call.

@@ -145,7 +145,10 @@ export function findProblems(source: RowSource, tables: readonly string[]): stri
   return problems.length > MOST_PROBLEMS ? [...problems.slice(0, MOST_PROBLEMS), `and more (the first ${MOST_PROBLEMS} are listed)`] : problems;
 }
 
-/** The check's answer when a query of the check itself fails on damage: that failure is the answer. */
+/**
+ * The check's answer when a query of the check itself fails on damage: that failure is the answer. Like
+ * `findProblems`, it uses nothing from outside it (the worker runs it from its source too).
+ */
 export function checkSafely(source: RowSource, tables: readonly string[]): string[] {
   try {
     return findProblems(source, tables);
