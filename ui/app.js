@@ -405,14 +405,16 @@ async function refreshLedger() {
   } catch (error) {
     if (!(error instanceof ApiFailure && error.status === 404)) throw error;
     // A linked account that never was, or one a reset took away.
-    if (state.ledger.account !== id) return;
+    if (state.ledger !== ledger) return;
     state.ledger = { account: id, entries: [], count: 0 };
     $('ledger-caption').textContent = `No account ${id} (a reset, or a wrong link?)`;
     $('ledger-older').hidden = true;
     renderInto($('ledger-body'), `gone ${id}`, () => emptyRow(5, 'No entries.'));
     return;
   }
-  if (state.ledger.account !== id) return;
+  // Anything that replaced the ledger meanwhile (another account, other filters, older entries, a newer poll)
+  // knows better than this read: a stale answer must not bring back what a filter change dropped.
+  if (state.ledger !== ledger) return;
   state.ledger = { account: id, entries, count };
   renderLedger();
 }

@@ -567,9 +567,20 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.getByRole('button', { name: 'Next accounts' }).click();
     await page.getByRole('button', { name: `Ledger of ${other.id}` }).waitFor();
     await page.getByRole('button', { name: 'Previous accounts' }).click();
+    // The ledger read begun with the old page size answers only after the size has changed: it must not win.
+    const countRead = /\/ledger\?(.*&)?limit=0(&|$)/;
+    let slowed = 0;
+    await page.route(countRead, async (route) => {
+      slowed += 1;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
     await page.getByRole('button', { name: 'Ledger of acct_demo' }).click();
     await page.locator('#ledger-limit').fill('2');
     await page.locator('#ledger-limit').press('Enter');
+    await expect.poll(() => slowed).toBeGreaterThan(0);
+    await page.waitForTimeout(1000);
+    await page.unroute(countRead);
     const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
     // fund, the text call's freeze and its settlement, two task freezes: the newest two shown.
     await ledger.getByRole('caption').filter({ hasText: '(the newest 2 shown)' }).waitFor();
