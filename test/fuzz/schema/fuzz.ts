@@ -155,7 +155,18 @@ export async function runSchemaFuzz(options: FuzzOptions): Promise<FuzzReport> {
   return report;
 }
 
+/**
+ * A server may close a kept-alive connection it holds idle just as the client reuses it (node closes after 5 s,
+ * and the client's own idle timer is coarse): the request never reached the server, and a client retries it
+ * once. Only a request that fails twice is a finding.
+ */
 async function send(request: HttpRequest): Promise<Answer | Error> {
+  const first = await sendOnce(request);
+  if (first instanceof Error && (first.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET') return sendOnce(request);
+  return first;
+}
+
+async function sendOnce(request: HttpRequest): Promise<Answer | Error> {
   try {
     const res = await fetch(request.url, {
       method: request.method,
