@@ -1,4 +1,6 @@
 import type { CheckContext, CheckInfo, Deviation, History } from './history.ts';
+export { createObserver } from './observe.ts';
+export type { Observer, TimedExchange } from './observe.ts';
 import { CALLBACK_CHECKS, checkCallbacks } from './callbacks.ts';
 import { checkIdempotency, IDEMPOTENCY_CHECKS } from './idempotency.ts';
 import { checkLifecycle, LIFECYCLE_CHECKS } from './lifecycle.ts';
