@@ -1,5 +1,6 @@
 import { toExchange, unreachableReason } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
+import type { TimedExchange } from '../observed/index.ts';
 import { genericDeviations } from './answers.ts';
 import type { ResponseContract } from './spec.ts';
 
@@ -41,7 +42,13 @@ export interface Client {
   readonly log: Exchange[];
 }
 
-export function createClient(baseUrl: string, key: string, contract: ResponseContract, timeoutMs = 60_000): Client {
+/** Who else sees each exchange: the behaviour checks, with the times on the deployment's clock. */
+export interface Watcher {
+  now(): number;
+  seen(timed: TimedExchange): void;
+}
+
+export function createClient(baseUrl: string, key: string, contract: ResponseContract, timeoutMs = 60_000, watcher?: Watcher): Client {
   const log: Exchange[] = [];
   return {
     baseUrl,
@@ -59,6 +66,7 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
       const signal = AbortSignal.timeout(timeoutMs);
       let res: Response;
       let text: string;
+      const sentMs = watcher?.now() ?? 0;
       try {
         res = await fetch(`${baseUrl}${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
         text = await res.text();
@@ -68,6 +76,7 @@ export function createClient(baseUrl: string, key: string, contract: ResponseCon
       }
       const exchange = toExchange({ method, path, requestHeaders: headers, requestBody: body }, { status: res.status, headers: res.headers, text });
       log.push(exchange);
+      watcher?.seen({ exchange, sentMs, receivedMs: watcher.now() });
       if (!options.unchecked) genericChecks(contract, exchange);
       return exchange;
     },

@@ -62,8 +62,35 @@ async function fundAccount(admin: Admin, timeoutMs: number): Promise<{ id: strin
 }
 
 /** A POST to the control API with its token; no answer at all is a setup error saying why. */
-const controlPost = (admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<Answer> =>
-  reach(admin.url, `${admin.url}${path}`, { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'application/json' }, timeoutMs, JSON.stringify(body));
+const controlPost = (admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<ControlAnswer> => controlRequest(admin, 'POST', path, body, timeoutMs);
+
+/**
+ * One call to the control API (openapi/admin.yaml) with its token, for checks that set up what they exercise: a
+ * key with limits, a task steered to an end. Its whole answer; no answer at all is a setup error saying why.
+ */
+export function controlRequest(admin: Admin, method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<ControlAnswer> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${admin.token}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return reach(admin.url, `${admin.url}${path}`, headers, timeoutMs, body === undefined ? undefined : JSON.stringify(body), method);
+}
+
+/** Settings of a key made through the control API (KeySettings in openapi/admin.yaml). */
+export interface KeySettings {
+  rpm?: number;
+  concurrency?: number;
+  quota?: { points: string; period: 'daily' | 'weekly' | 'monthly' };
+  models?: string[];
+}
+
+/**
+ * A fresh account funded with `points` and a key of it with `settings`: a check that exercises a limit gets a
+ * key of its own, so the limit touches nothing else the suite does.
+ */
+export async function accountWithKey(admin: Admin, settings: KeySettings, points = '1000.000', timeoutMs = 30_000): Promise<{ accountId: string; key: string }> {
+  const account = (await control(admin, '/_emulator/accounts', { points }, timeoutMs)) as { id: string };
+  const key = (await control(admin, `/_emulator/accounts/${account.id}/keys`, settings, timeoutMs)) as { key: string };
+  return { accountId: account.id, key: key.key };
+}
 
 async function control(admin: Admin, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
   const res = await controlPost(admin, path, body, timeoutMs);
@@ -77,7 +104,7 @@ async function control(admin: Admin, path: string, body: unknown, timeoutMs: num
 
 /** The suite's `wait` on the emulator: fast-forwards its clock through the control API. */
 export async function advanceClock(admin: Admin, seconds: number, timeoutMs: number): Promise<void> {
-  let res: Answer;
+  let res: ControlAnswer;
   try {
     res = await controlPost(admin, '/_emulator/clock/advance', { seconds }, timeoutMs);
   } catch (err) {
@@ -86,16 +113,16 @@ export async function advanceClock(admin: Admin, seconds: number, timeoutMs: num
   if (res.status < 200 || res.status > 299) throw new Error(`advancing the emulator's clock: POST /_emulator/clock/advance answered ${res.status}`);
 }
 
-interface Answer {
+export interface ControlAnswer {
   status: number;
   /** The parsed JSON body, or undefined. */
   json: unknown;
 }
 
 /** One request, its whole answer read; no answer at all is a setup error saying why, from the error's cause. */
-async function reach(origin: string, url: string, headers: Record<string, string>, timeoutMs: number, body?: string): Promise<Answer> {
+async function reach(origin: string, url: string, headers: Record<string, string>, timeoutMs: number, body?: string, method = body === undefined ? 'GET' : 'POST'): Promise<ControlAnswer> {
   try {
-    const res = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers, signal: AbortSignal.timeout(timeoutMs), ...(body === undefined ? {} : { body }) });
+    const res = await fetch(url, { method, headers, signal: AbortSignal.timeout(timeoutMs), ...(body === undefined ? {} : { body }) });
     const text = await res.text();
     let json: unknown;
     try {

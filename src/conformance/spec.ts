@@ -1,7 +1,8 @@
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { createAjv, loadDocument, resolvePointer } from '../contract/index.ts';
+import type { PriceRule } from '../billing/index.ts';
+import { createAjv, loadDocument, readTaskModels, resolvePointer } from '../contract/index.ts';
 
 interface ResponseSpec {
   headers: { name: string; required: boolean; validate: ValidateFunction }[];
@@ -21,6 +22,8 @@ export interface ResponseContract {
   problems(method: string, path: string, answer: { status: number; headers: Headers; body: unknown }): string[];
   /** A named component schema, for SSE events and the like. */
   schema(name: string): ValidateFunction;
+  /** Each task model's price rule (`x-pricing`), by model code. */
+  readonly prices: Readonly<Record<string, PriceRule>>;
 }
 
 /**
@@ -58,7 +61,9 @@ export function loadResponseContract(): ResponseContract {
     }
   }
 
+  const prices = Object.fromEntries([...readTaskModels(doc, () => ajv).values()].map((m) => [m.id, m.pricing]));
   return {
+    prices,
     problems(method, path, answer) {
       const pathname = path.split('?')[0] ?? path;
       const op = operations.find((o) => o.method === method.toUpperCase() && o.pattern.test(pathname));

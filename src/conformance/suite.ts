@@ -8,6 +8,10 @@ import { advanceClock, prepare } from './setup.ts';
 import { loadResponseContract } from './spec.ts';
 import type { Check, CheckContext, CheckResult, Need, ReceivedCallback } from './types.ts';
 import { DEFAULT_BUDGET } from './defaults.ts';
+import { emulatorClock, wallClock } from './deployment-clock.ts';
+import { behaviourResults } from './behaviour.ts';
+import { probeBalance } from './balance-probe.ts';
+import { createObserver } from '../observed/index.ts';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -71,11 +75,14 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
   const timeoutMs = options.requestTimeoutMs ?? 60_000;
   const admin = options.admin ?? null;
   const setup = await prepare({ ...options, timeoutMs });
-  const api = createClient(options.baseUrl, setup.apiKey, contract, timeoutMs);
+  // Every answer the suite's own account gets is also a read of the behaviour checks (src/observed), judged at the end.
+  const clock = admin ? await emulatorClock(admin, timeoutMs) : wallClock();
+  const observer = createObserver();
+  const api = createClient(options.baseUrl, setup.apiKey, contract, timeoutMs, { now: clock.now, seen: observer.exchange });
   const other = setup.secondKey ? createClient(options.baseUrl, setup.secondKey, contract, timeoutMs) : null;
   const webhookSecret = options.webhookSecret ?? setup.account?.webhookSecret;
   const listenPort = options.webhookListen ?? (options.webhookUrl ? undefined : admin ? 0 : undefined);
-  const receiver = listenPort !== undefined ? await startCallbackReceiver(listenPort) : null;
+  const receiver = listenPort !== undefined ? await startCallbackReceiver(listenPort, { now: clock.read }) : null;
   const webhookUrl = options.webhookUrl ?? (receiver ? `http://127.0.0.1:${receiver.port}/` : undefined);
   const received: ReceivedCallback[] = receiver?.received ?? [];
   const account = setup.account ? { id: setup.account.id, points: setup.account.points } : null;
@@ -86,6 +93,7 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
   const wait = async (seconds: number): Promise<void> => {
     if (admin) {
       await advanceClock(admin, seconds, timeoutMs);
+      await clock.sync();
     } else {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
@@ -122,6 +130,21 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
           },
         });
       }
+      results.push(result);
+      options.onResult?.(result);
+    }
+    for (const callback of received) {
+      observer.callback({
+        headers: callback.headers,
+        body: callback.raw,
+        receivedMs: callback.receivedMs ?? clock.now(),
+        ...(callback.receivedWallMs !== undefined ? { receivedWallMs: callback.receivedWallMs } : {}),
+        ...(webhookSecret ? { secrets: [webhookSecret] } : {}),
+      });
+    }
+    const selected = (id: string): boolean => (!options.only?.length || options.only.some((p) => matchesGlob(id, p))) && !options.skip?.some((p) => matchesGlob(id, p));
+    if (admin && setup.account && selected('billing.balance.moves')) await probeBalance(api, observer, admin, setup.account.id, timeoutMs);
+    for (const result of behaviourResults(observer.history, { prices: contract.prices }, api.log, options.baseUrl, selected)) {
       results.push(result);
       options.onResult?.(result);
     }

@@ -2,7 +2,7 @@ import type { Exchange } from '../wire/index.ts';
 import type { Client } from './client.ts';
 import type { ResponseContract } from './spec.ts';
 
-export type Group = 'wire' | 'validation' | 'tasks' | 'billing' | 'lifecycle' | 'text' | 'callbacks';
+export type Group = 'wire' | 'validation' | 'tasks' | 'billing' | 'lifecycle' | 'text' | 'callbacks' | 'files' | 'limits';
 
 /** What a check may need beyond the deployment and one key. */
 export type Need = 'secondKey' | 'webhook' | 'admin';
@@ -22,6 +22,17 @@ export interface Check {
 export interface ReceivedCallback {
   headers: Record<string, string>;
   raw: string;
+  /** The path it was sent to (without the query), as the receiver saw it. */
+  path?: string;
+  /** The HTTP status the receiver answered (500 for a delivery it was told to fail). */
+  answered?: number;
+  /**
+   * When it came on the receiver's own (wall) clock, epoch ms: what a receiver holds webhook-timestamp against
+   * ("differs from the current time by more than 5 minutes"), whatever the deployment's clock says.
+   */
+  receivedWallMs?: number;
+  /** When it came, on the deployment's clock as the suite estimates it (src/conformance/deployment-clock.ts). */
+  receivedMs?: number;
 }
 
 export interface CheckContext {

@@ -19,6 +19,7 @@ export type { DocumentName, JsonSchema } from './documents.ts';
 export { isPlainObject } from './submit.ts';
 export { loadDocument, derefSchema, resolvePointer } from './documents.ts';
 export { createAjv } from './ajv.ts';
+export { readTaskModels } from './task-models.ts';
 export { coerceNumbers } from './normalize.ts';
 export { parseYaml } from './yaml.ts';
 

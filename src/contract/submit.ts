@@ -28,7 +28,9 @@ export function checkSubmission(
   liftAddressPolicy: boolean,
 ): TaskSubmission {
   const errors = envelope(body) ? [] : (envelope.errors ?? []);
-  const kept = liftAddressPolicy ? errors.filter((e) => !(e.parentSchema as Record<string, unknown> | undefined)?.['x-address-policy']) : errors;
+  // Lifting the policy drops only its https pattern: a callback address must still be a string (a null or a
+  // number is not an address, whatever the flags), a URI and within its length.
+  const kept = liftAddressPolicy ? errors.filter((e) => !(e.keyword === 'pattern' && isAddressPolicy(e.parentSchema))) : errors;
   const details: ErrorDetail[] = toDetails(kept, '');
   const modelId = body['model'];
   const model = typeof modelId === 'string' ? models.get(modelId) : undefined;
@@ -55,6 +57,9 @@ export function checkSubmission(
       : {},
   };
 }
+
+const isAddressPolicy = (schema: unknown): boolean =>
+  isPlainObject(schema) && schema['x-address-policy'] !== undefined;
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

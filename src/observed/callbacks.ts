@@ -34,7 +34,7 @@ export function checkCallbacks(deliveries: readonly CallbackObservation[], reads
       push(C.signature, 'no signature verifies with the account secret over the bytes received');
     }
     const sentSeconds = /^\d+$/.test(stamp) ? Number(stamp) : NaN;
-    if (!(Math.abs(sentSeconds * 1000 - delivery.receivedMs) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
+    if (!(Math.abs(sentSeconds * 1000 - (delivery.receivedWallMs ?? delivery.receivedMs)) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
 
     const envelope = parse(raw);
     if (envelope?.type === 'webhook.test') continue;

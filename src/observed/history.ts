@@ -62,6 +62,11 @@ export interface CallbackObservation {
   /** The raw body exactly as received. */
   body: string | Uint8Array;
   receivedMs: number;
+  /**
+   * The receiver's own wall clock at receipt, when it differs from `receivedMs` (the emulator's clock fast-forwarded
+   * by the suite): webhook-timestamp is judged against the receiver's clock, as a receiver checks it.
+   */
+  receivedWallMs?: number;
   /** The account's signing secrets (`whsec_…`), when known: two during a rotation. */
   secrets?: readonly string[];
 }

@@ -4,10 +4,10 @@ import type { TaskRead, TaskView } from './task-view.ts';
 
 export const IDEMPOTENCY_CHECKS = {
   replay: {
-    id: 'tasks.idempotency.replay',
+    id: 'tasks.idempotency.same-answer',
     holds: 'the same key with the same model and input answers the first task: same id, created_at, input, metadata and freeze, and the body as first answered or as the task is then',
   },
-  conflict: { id: 'tasks.idempotency.conflict', holds: 'the same key with another model or input is answered 409 idempotency_conflict and creates nothing' },
+  conflict: { id: 'tasks.idempotency.conflict-refused', holds: 'the same key with another model or input is answered 409 idempotency_conflict and creates nothing' },
 } as const satisfies Record<string, CheckInfo>;
 const C = IDEMPOTENCY_CHECKS;
 

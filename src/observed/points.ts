@@ -5,7 +5,7 @@ import { idsOf, isRecord, isTerminal, named } from './task-view.ts';
 import type { TaskPoints, TaskRead } from './task-view.ts';
 
 export const POINTS_CHECKS = {
-  submitQueued: { id: 'tasks.submit.queued', holds: 'a submission is answered with the task queued' },
+  submitQueued: { id: 'lifecycle.submit.queued', holds: 'a submission is answered with the task queued' },
   freeze: { id: 'billing.freeze.on-submit', holds: 'the submit answer shows the freeze: the price rule’s freeze for the normalized input (> 0 where priced), nothing charged or refunded' },
   frozenUnchanged: { id: 'billing.freeze.unchanged', holds: 'points.frozen is the same on every read of a task' },
   open: { id: 'billing.points.open-until-terminal', holds: 'before a terminal state nothing is charged or refunded' },

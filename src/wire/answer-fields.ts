@@ -1,7 +1,7 @@
 import type { Exchange } from './exchange.ts';
 
-/** Points on the wire: a string with three decimals. */
-export const POINTS = /^-?\d+\.\d{3}$/;
+/** Points on the wire: a string with three decimals, never negative (a balance, which may be, is no /v1 field). */
+export const POINTS = /^\d+\.\d{3}$/;
 
 /** An X-Request-Id of the documented form. */
 export const REQUEST_ID = /^req_[a-z0-9]{24}$/;

@@ -25,7 +25,7 @@ it('passes every check against the emulator, with the control API, a second acco
   expect(report.results.filter((r) => r.status !== 'passed').map((r) => [r.id, r.failure?.message ?? r.reason])).toEqual([]);
   expect(report.passed).toBeGreaterThan(40);
   const groups = new Set(report.results.map((r) => r.group));
-  expect([...groups].sort()).toEqual(['billing', 'callbacks', 'lifecycle', 'tasks', 'text', 'validation', 'wire']);
+  expect([...groups].sort()).toEqual(['billing', 'callbacks', 'files', 'lifecycle', 'limits', 'tasks', 'text', 'validation', 'wire']);
   const xml = junitXml(report);
   expect(xml.match(/<testcase /g)).toHaveLength(report.results.length);
 });

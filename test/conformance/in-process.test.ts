@@ -1,5 +1,5 @@
 import { createEmulator } from 'svc-emulator';
-import { ALL_CHECKS, runConformance } from 'svc-emulator/conformance';
+import { ALL_CHECKS, BEHAVIOUR_CHECKS, runConformance } from 'svc-emulator/conformance';
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
@@ -16,7 +16,8 @@ it("runs the README's snippet: every check passes, none skipped", async () => {
   expect(report.skipped).toBe(0);
   // -- end of the snippet --
 
-  expect(report.passed).toBe(ALL_CHECKS.length);
+  // The suite's checks, then the rules of behaviour judged over everything its account saw.
+  expect(report.passed).toBe(ALL_CHECKS.length + BEHAVIOUR_CHECKS.length);
   // It ran as its own account, funded through the control API, under no budget.
   expect(report.account?.id).toMatch(/^acct_[a-z0-9]+$/);
   expect(report.budget).toBeNull();
@@ -31,17 +32,27 @@ it('against an emulator that refuses http callback addresses, skips the callback
     const report = await runConformance({ baseUrl, apiKey: 'sk-emulator-demo', admin: { url: baseUrl, token: 'adm' }, budget: 100_000 });
     expect(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.failure?.message])).toEqual([]);
     const skipped = report.results.filter((r) => r.status === 'skipped');
-    expect(skipped.map((r) => r.id)).toEqual(['callbacks.terminal.signed-once']);
-    expect(skipped[0]?.reason).toMatch(/^the deployment refuses the receiver's address http:\/\/127\.0\.0\.1:\d+\/ \(callback addresses must be https and not internal/);
-    expect(skipped[0]?.reason).toContain('--allow-insecure-webhooks');
-    expect(report.passed).toBe(ALL_CHECKS.length - 1);
+    // With no callback received, the rules of behaviour about callbacks have nothing to judge, and say so.
+    const unjudged = BEHAVIOUR_CHECKS.filter((c) => c.id.startsWith('callbacks.')).map((c) => c.id);
+    expect(skipped.map((r) => r.id)).toEqual(['callbacks.terminal.signed-once', 'exercise.callbacks.retry-same-id', ...unjudged]);
+    for (const { id, reason } of skipped) {
+      if (unjudged.includes(id)) {
+        expect(reason).toMatch(/^no callback was received/);
+        continue;
+      }
+      expect(reason).toMatch(/^the deployment refuses the receiver's address http:\/\/127\.0\.0\.1:\d+\/ \(callback addresses must be https and not internal/);
+      expect(reason).toContain('--allow-insecure-webhooks');
+    }
+    expect(report.passed).toBe(ALL_CHECKS.length + BEHAVIOUR_CHECKS.length - skipped.length);
 
-    // The emulator's call records of the suite's account: the refused submission was the last request (the
-    // callback check runs last and stopped there), and nothing ever asked for a task it did not get.
+    // The emulator's call records of the suite's account (newest first): the refused submission was the last
+    // request of the checks (the callback checks run last and stopped there), followed only by the balance probe's
+    // submission, its replay and its cancel; nothing ever asked for a task it did not get.
     const res = await fetch(`${baseUrl}/_emulator/records?account=${report.account?.id ?? 'none'}&limit=1000`, { headers: { Authorization: 'Bearer adm' } });
     const calls = ((await res.json()) as { data: { method: string; path: string; status: number; error_code: string | null }[] }).data;
     expect(calls.length).toBeGreaterThan(40);
-    expect(calls[0]).toMatchObject({ method: 'POST', path: '/v1/tasks', status: 422, error_code: 'invalid_params' });
+    expect(calls.slice(0, 3).map((c) => `${c.method} ${c.path.replace(/T\w+/, 'T…')} ${c.status}`)).toEqual(['POST /v1/tasks/T…/cancel 200', 'POST /v1/tasks 200', 'POST /v1/tasks 200']);
+    expect(calls[3]).toMatchObject({ method: 'POST', path: '/v1/tasks', status: 422, error_code: 'invalid_params' });
     expect(calls.filter((c) => c.path.includes('undefined'))).toEqual([]);
   } finally {
     await emulator.close();

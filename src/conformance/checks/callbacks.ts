@@ -12,12 +12,18 @@ import type { TaskBody } from './shared.ts';
  * does), and the suite's own receiver is http on 127.0.0.1. Such a refusal is conformance, not a deviation: the
  * check cannot run there, and says why. An address the reference accepts, refused, still fails.
  */
-function refusedAsTheReferenceAllows(submitted: Exchange, url: string): string | null {
+export function refusedAsTheReferenceAllows(submitted: Exchange, url: string): string | null {
   if (submitted.status !== 422) return null;
   const error = (submitted.json as { error?: { details?: { field?: unknown }[] } } | undefined)?.error;
   const named = (error?.details ?? []).some((d) => d.field === 'webhook_url') || (errorOf(submitted).message ?? '').includes('webhook_url');
   return named ? webhookAddressProblem(url, false) : null;
 }
+
+/** The skip of a check whose callback address the deployment refuses as the reference allows, saying what to do. */
+export const receiverRefused = (url: string): CheckSkipped =>
+  new CheckSkipped(
+    `the deployment refuses the receiver's address ${url} (callback addresses must be https and not internal, as the reference says); give a public https --webhook-url, or start the emulator with --allow-insecure-webhooks`,
+  );
 
 export const callbackChecks: Check[] = [
   {
@@ -32,11 +38,7 @@ export const callbackChecks: Check[] = [
       const before = webhook.received.length;
       const submitted = await ctx.api.request('POST', '/v1/tasks', { body: { ...notesInput(), webhook_url: webhook.url } });
       const refused = refusedAsTheReferenceAllows(submitted, webhook.url);
-      if (refused) {
-        throw new CheckSkipped(
-          `the deployment refuses the receiver's address ${webhook.url} (callback addresses must be https and not internal, as the reference says); give a public https --webhook-url, or start the emulator with --allow-insecure-webhooks`,
-        );
-      }
+      if (refused) throw receiverRefused(webhook.url);
       needAnswer(submitted);
       const { task } = await pollUntilTerminal(ctx, body<TaskBody>(submitted).id, 11 * 60);
       // Failures below are about the callback, not an answer: they name the submission that asked for it.

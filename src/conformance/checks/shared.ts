@@ -16,7 +16,8 @@ export interface TaskBody {
   points: { frozen: string; charged: string; refunded: string };
   input: Record<string, unknown>;
   metadata: Record<string, string>;
-  error: { code: string } | null;
+  error: { code: string; message?: string } | null;
+  created_at?: string;
   started_at: string | null;
   finished_at: string | null;
   output: unknown;
@@ -82,4 +83,19 @@ export async function pollUntilTerminal(
     ctx.expect(waited < maxSeconds, `task ends within ${maxSeconds} s`, got, 'a terminal status', task.status);
     interval = Math.min(30, Math.ceil(interval * 1.5));
   }
+}
+
+/** The error codes the reference lists for a failed or canceled task ("Task failure reasons"). */
+export const TASK_FAILURE_CODES = ['invalid_params', 'content_rejected', 'insufficient_points', 'timeout', 'service_unavailable', 'capacity_shortage', 'generation_failed', 'no_result', 'canceled'];
+
+/** The emulator's per-request scenario (scenarios/*.yaml); other deployments ignore the header. */
+export const scenario = (name: string): Record<string, string> => ({ 'X-Emulator-Scenario': name });
+
+/** A task ended without a result refunds in full: nothing charged, all that was frozen refunded, no output, an end time. */
+export function expectRefundedEnd(ctx: CheckContext, exchange: Exchange, task: TaskBody): void {
+  ctx.expect(task.points.charged === '0.000', 'nothing charged', exchange, '0.000', task.points.charged);
+  ctx.expect(task.points.refunded === task.points.frozen, 'refunded = frozen (a full refund)', exchange, task.points.frozen, task.points.refunded);
+  ctx.expect(task.finished_at !== null, 'finished_at set', exchange, 'a time', task.finished_at);
+  ctx.expect(task.output === null, 'output null', exchange, null, task.output);
+  ctx.expect(typeof task.error?.message === 'string' && task.error.message !== '', 'error.message says why', exchange, 'a message', task.error);
 }

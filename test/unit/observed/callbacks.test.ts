@@ -31,3 +31,11 @@ it('names the webhook-id in its messages', () => {
   const [found] = checkHistory({ callbacks: [callback(task('succeeded'), { tamper: true })] });
   expect(found?.message).toBe('callback msg_2kq8d6Wv1: no signature verifies with the account secret over the bytes received');
 });
+
+it("judges webhook-timestamp against the receiver's own clock when the deployment's was fast-forwarded", () => {
+  // Received an hour later on the emulator's clock (advanced by the suite), a second later on the receiver's.
+  const sent = callback(task('succeeded'), { sentS: 21, receivedS: 21 + 3600 });
+  const wall = Number(sent.headers['webhook-timestamp']) * 1000 + 1000;
+  expect(checksOf(checkHistory({ tasks: [done], callbacks: [{ ...sent, receivedWallMs: wall }] }, CONTEXT))).toEqual([]);
+  expect(checksOf(checkHistory({ tasks: [done], callbacks: [{ ...sent, receivedWallMs: wall + 360_000 }] }, CONTEXT))).toEqual(['callbacks.timestamp.fresh']);
+});

@@ -8,7 +8,7 @@ const points = (frozen: string, charged: string, refunded: string): { points: Re
 const submit = read('submit', 'req_submit', 0, task('queued'));
 
 it.each<[string, History, string, string[]]>([
-  ['a submission answered processing', { tasks: [read('submit', 'req_a', 0, task('processing'))] }, 'tasks.submit.queued', ['req_a']],
+  ['a submission answered processing', { tasks: [read('submit', 'req_a', 0, task('processing'))] }, 'lifecycle.submit.queued', ['req_a']],
   ['a submission freezing less than the price', { tasks: [read('submit', 'req_a', 0, task('queued', points('4.000', '0.000', '0.000')))] }, 'billing.freeze.on-submit', ['req_a']],
   ['a submission freezing nothing for a priced model', { tasks: [read('submit', 'req_a', 0, task('queued', points('0.000', '0.000', '0.000')))] }, 'billing.freeze.on-submit', ['req_a']],
   ['a submission already charging', { tasks: [read('submit', 'req_a', 0, task('queued', points('40.000', '40.000', '0.000')))] }, 'billing.freeze.on-submit', ['req_a']],

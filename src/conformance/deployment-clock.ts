@@ -1,0 +1,55 @@
+/**
+ * The deployment's time as the suite estimates it, in epoch ms. The behaviour checks compare the times a client
+ * saw (when a read went out, when a callback came) with the times the deployment wrote (started_at,
+ * webhook-timestamp). A real deployment keeps real time; the emulator's clock is fast-forwarded by the suite, so
+ * its time is read through the control API after each advance: a manual clock stands still between advances, a
+ * real one (at its speed) moves on from the time read.
+ */
+export interface DeploymentClock {
+  now(): number;
+  /**
+   * The deployment's time read from it where it can tell (the emulator, even in the middle of an advance, when a
+   * callback it sends arrives), else `now()`.
+   */
+  read(): Promise<number>;
+  /** Reads the deployment's clock again (after an advance); nothing without the control API. */
+  sync(): Promise<void>;
+}
+
+interface ClockAnswer {
+  now?: unknown;
+  mode?: unknown;
+  speed?: unknown;
+}
+
+export function wallClock(): DeploymentClock {
+  return { now: () => Date.now(), read: () => Promise.resolve(Date.now()), sync: () => Promise.resolve() };
+}
+
+/** The emulator's clock through GET /_emulator/clock; a clock it cannot read is taken as the wall clock. */
+export async function emulatorClock(admin: { url: string; token: string }, timeoutMs: number): Promise<DeploymentClock> {
+  let anchor = { deployment: Date.now(), wall: Date.now(), speed: 1 as number | null };
+  const now = (): number => anchor.deployment + (Date.now() - anchor.wall) * (anchor.speed ?? 0.001);
+  const sync = async (): Promise<void> => {
+    const res = await fetch(`${admin.url}/_emulator/clock`, { headers: { Authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(timeoutMs) });
+    const answer = (await res.json().catch(() => ({}))) as ClockAnswer;
+    const deployment = typeof answer.now === 'string' ? Date.parse(answer.now) : NaN;
+    if (!res.ok || Number.isNaN(deployment)) return;
+    const speed = answer.mode === 'manual' ? null : typeof answer.speed === 'number' && answer.speed > 0 ? answer.speed : 1;
+    anchor = { deployment, wall: Date.now(), speed };
+  };
+  await sync();
+  return {
+    // Whole seconds on the wire: within a second of the truth, as the checks' skew allows. A manual clock still
+    // gets a thousandth of the wall time gone by, so that what happened later is never stamped the same (a GET
+    // sent before an advance, a callback that came during it).
+    now,
+    async read() {
+      const before = anchor;
+      await sync().catch(() => undefined);
+      // Later than anything stamped before it, for the same reason.
+      return Math.max(now(), before.deployment + (Date.now() - before.wall) * (before.speed ?? 0.001));
+    },
+    sync,
+  };
+}
