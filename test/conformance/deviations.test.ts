@@ -860,3 +860,73 @@ describe('svc-emulator conformance (CLI)', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rules of behaviour: one deviation per group of src/observed, caught by the rule over what the run saw, even
+// where every answer on its own matches the document.
+
+describe('rules of behaviour', () => {
+  /** The rule failed, naming requests the proxy answered; the rest of the run may fail or not. */
+  function expectRule(p: Proxy, report: SuiteReport, id: string, message: RegExp): void {
+    const result = report.results.find((r) => r.id === id);
+    expect([result?.status, result?.failure?.message], JSON.stringify(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.failure?.message]))).toEqual(['failed', expect.stringMatching(message)]);
+    const named = [...(result?.failure?.message ?? '').matchAll(/req_[a-z0-9]{24}/g)].map((m) => m[0]);
+    expect(named.length).toBeGreaterThan(0);
+    const answered = new Set(p.log.map((e) => e.requestId));
+    for (const id of named) expect(answered.has(id), `${id} is a request id the proxy answered`).toBe(true);
+  }
+
+  it('lifecycle: a canceled task listed as queued again', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\?/) || answer.status !== 200) return undefined;
+        return editJson(answer, (list) => {
+          for (const task of tasksOf(list)) if (task['status'] === 'canceled') Object.assign(task, { status: 'queued', error: null, finished_at: null });
+        });
+      },
+    });
+    const report = await runAgainst(p, ['tasks.*', 'lifecycle.*']);
+    expectRule(p, report, 'lifecycle.status.forward-only', /canceled.*queued/);
+  });
+
+  it('points: a success charged less than its price', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\/T\w+$/) || answer.status !== 200) return undefined;
+        return editJson(answer, (task) => {
+          const points = task['points'] as Record<string, string>;
+          if (task['status'] === 'succeeded' && points['charged'] === '40.000') Object.assign(points, { charged: '30.000', refunded: '10.000' });
+        });
+      },
+    });
+    const report = await runAgainst(p, ['lifecycle.*', 'billing.charge.*']);
+    expectRule(p, report, 'billing.charge.price', /charged 30\.000/);
+  });
+
+  it('idempotency: a replay that answers another created_at than the first answer', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'POST', /^\/v1\/tasks$/) || answer.headers['idempotent-replayed'] !== 'true') return undefined;
+        return editJson(answer, (task) => {
+          task['created_at'] = '2020-01-01T00:00:00+08:00';
+        });
+      },
+    });
+    const report = await runAgainst(p, ['tasks.idempotency.*']);
+    expectRule(p, report, 'tasks.idempotency.same-answer', /created_at/);
+  });
+
+  it('listing: a page holding one item more than its limit', async () => {
+    const p = await deviate({
+      answer(answer, req) {
+        if (!is(req, 'GET', /^\/v1\/tasks\?/) || answer.status !== 200) return undefined;
+        return editJson(answer, (list) => {
+          const data = list['data'] as unknown[];
+          if (data.length > 0) data.push(data[0]);
+        });
+      },
+    });
+    const report = await runAgainst(p, ['tasks.list.*']);
+    expectRule(p, report, 'tasks.list.limit', /limit/);
+  });
+});
