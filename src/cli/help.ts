@@ -50,8 +50,10 @@ refuses that address, as the real service does, and the callback check is skippe
 export const PROXY_HELP = `Usage: svc-emulator proxy --upstream URL [options]
 
 Listens like the emulator and forwards every /v1 request to URL (the real service, or an emulator) unchanged,
-streams included. Every answer is checked against the contract as it passes: each deviation is printed to
-stderr with its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
+streams included. Every answer is checked against the contract as it passes, and each account's answers (one
+per API key) together against the rules of behaviour (tasks only go forward, points settle at the price, list
+pages, idempotent replays, text usage; the conformance suite's rules): each deviation is printed to stderr with
+its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
 
   --upstream URL     the deployment to forward to (https://api.example.com; required)
   --port P           port to listen on (default 4011; 0 picks a free one)
@@ -64,6 +66,17 @@ stderr with its check id and listed at GET /_emulator/proxy/deviations on the pr
                      real time the upstream has to send its status line (default 60000; 0: no limit); then the
                      client gets 504 upstream_timeout and the deviation wire.upstream.timeout is listed. A stream
                      that has begun is never cut
+  --relay-callbacks  pass task callbacks through the proxy and check them: each POST /v1/tasks goes on with its
+                     webhook_url replaced by an address of the proxy's (ADDR/_proxy/callbacks/<token>); a callback
+                     there is checked (callbacks.* rules) and passed on unchanged (headers, signature, raw bytes) to
+                     the original address, whose answer goes back to the service. Answers are not changed (a task
+                     does not show its webhook_url); a signed submission keeps its webhook_url, and callbacks
+                     to the account's default address (set outside /v1) do not pass through the proxy
+  --public-url URL   with --relay-callbacks: the proxy's address as the service reaches it (default: the address
+                     it listens on). The real service takes only public https addresses; an emulator takes a local
+                     one when started with --allow-insecure-webhooks
+  --webhook-secret S with --relay-callbacks: the account's whsec_ secret, to check each callback's signature
+                     (without it, signatures are not checked)
 
 A recording becomes scenarios and text fixtures with svc-emulator import-recording DIR, and is replayed against
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.

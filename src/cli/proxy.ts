@@ -15,6 +15,8 @@ export interface ProxyCommandOptions {
   keepContent: boolean;
   /** Real ms the upstream has to send its status line; 0: no limit. */
   upstreamTimeoutMs: number;
+  /** --relay-callbacks, with its --public-url and --webhook-secret; null without it. */
+  relay: { publicUrl: string | null; webhookSecret: string | null } | null;
 }
 
 export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
@@ -27,6 +29,9 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     record: { type: 'string' },
     'keep-content': { type: 'boolean' },
     'upstream-timeout-ms': { type: 'string' },
+    'relay-callbacks': { type: 'boolean' },
+    'public-url': { type: 'string' },
+    'webhook-secret': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(PROXY_HELP);
@@ -48,6 +53,18 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
   if (!(upstreamTimeoutMs <= MAX_UPSTREAM_TIMEOUT_MS)) {
     throw new UsageError(`svc-emulator proxy: --upstream-timeout-ms ${timeout === '' ? '""' : timeout ?? ''}: must be a whole number of milliseconds, 0-${MAX_UPSTREAM_TIMEOUT_MS} (0: no limit)`);
   }
+  const relaying = values['relay-callbacks'] ?? false;
+  for (const flag of ['public-url', 'webhook-secret'] as const) {
+    if (values[flag] !== undefined && !relaying) throw new UsageError(`svc-emulator proxy: --${flag} goes with --relay-callbacks`);
+  }
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:$/.test(urlOf(publicUrl)?.protocol ?? '')) {
+    throw new UsageError(`svc-emulator proxy: --public-url ${publicUrl}: not an address (http://host:port or https://host)`);
+  }
+  const secret = values['webhook-secret'];
+  if (secret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) {
+    throw new UsageError('svc-emulator proxy: --webhook-secret: must be a whsec_ secret (whsec_ and Base64)');
+  }
   return {
     upstream: values.upstream,
     port,
@@ -57,7 +74,16 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     record: values.record ?? null,
     keepContent: values['keep-content'] ?? false,
     upstreamTimeoutMs,
+    relay: relaying ? { publicUrl: publicUrl ?? null, webhookSecret: secret ?? null } : null,
   };
+}
+
+function urlOf(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
 }
 
 /** `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the reports and the recording and exits 0. */
@@ -72,9 +98,22 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   } catch (err) {
     throw new UsageError(`svc-emulator proxy: --record ${options.record ?? ''}: cannot write there (${(err as Error).message})`);
   }
-  const server = createProxy({ upstream: options.upstream, upstreamTimeoutMs: options.upstreamTimeoutMs, ...(recorder ? { onExchange: recorder.onExchange } : {}) });
+  const relay = options.relay && {
+    ...(options.relay.publicUrl !== null ? { publicUrl: options.relay.publicUrl } : {}),
+    ...(options.relay.webhookSecret !== null ? { webhookSecret: options.relay.webhookSecret } : {}),
+  };
+  const server = createProxy({
+    upstream: options.upstream,
+    upstreamTimeoutMs: options.upstreamTimeoutMs,
+    ...(recorder ? { onExchange: recorder.onExchange } : {}),
+    ...(relay ? { relay } : {}),
+  });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
+  if (options.relay) {
+    const signatures = options.relay.webhookSecret !== null ? 'signatures checked' : 'signatures not checked (no --webhook-secret)';
+    console.log(`relaying task callbacks through ${options.relay.publicUrl ?? url}/_proxy/callbacks/ (${signatures})`);
+  }
   if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);
   let stopping = false;
   const stop = (): void => {

@@ -1,14 +1,12 @@
 import { ANSWER_CHECKS, formatDeviations, genericDeviations } from '../conformance/answers.ts';
 import type { AnswerDeviation } from '../conformance/answers.ts';
-import { curlOf } from '../wire/index.ts';
+import { CHECKS } from '../observed/index.ts';
+import type { Deviation as ObservedDeviation } from '../observed/index.ts';
+import { curlOf, parseJson, redactSecrets } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
 import type { ResponseContract } from '../conformance/spec.ts';
 import { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/stream-order.ts';
-import { createTaskRules, TASK_CHECKS } from './task-rules.ts';
 import type { UpstreamTimeout } from './upstream-failure.ts';
-import type { ExchangeTimes, TaskMemory } from './task-rules.ts';
-
-export type { ExchangeTimes } from './task-rules.ts';
 
 /** One answer of the upstream that departs from the contract, as the proxy lists and logs it. */
 export interface Deviation {
@@ -19,13 +17,46 @@ export interface Deviation {
   request_id: string | null;
   message: string;
   curl: string;
+  /** The requests the deviation rests on, for a rule across exchanges (the shared checker's); oldest first. */
+  request_ids?: string[];
+}
+
+/** When the proxy saw an exchange, in machine ms: the request's arrival and the answer's headers. */
+export interface ExchangeTimes {
+  startedMs: number;
+  firstByteMs: number;
 }
 
 /** An upstream that sent no status line within the proxy's upstream timeout (the proxy answered 504 itself). */
 export const UPSTREAM_TIMEOUT_CHECK = 'wire.upstream.timeout';
 
+/**
+ * The rules of observed behaviour the proxy reports: all of the shared checker's, but for those an answer's own
+ * checks already make on every answer (task times with +08:00), which would say the same thing twice.
+ */
+export const OBSERVED_CHECKS: readonly string[] = CHECKS.map((c) => c.id).filter((id) => !ANSWER_CHECKS.includes(id));
+
 /** Every check the proxy runs, in the order it runs them: a report has a case for each, failing or not. */
-export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...TASK_CHECKS, UPSTREAM_TIMEOUT_CHECK];
+export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...OBSERVED_CHECKS, UPSTREAM_TIMEOUT_CHECK];
+
+/** What the proxy's checks find: an answer's deviation, or one of the shared checker's with its requests. */
+type Found = AnswerDeviation & { requestIds?: string[] };
+
+/**
+ * A non-streamed text call answered 503 `service_unavailable` in its endpoint's error shape: the documented answer
+ * of a service fault part-way through generation (the whole answer is refunded), not a server error.
+ * @see reference "Text billing" 5, "Errors" → "Body formats"; openapi/service.yaml lists 503 for the text endpoints
+ */
+function documentedUnavailable(exchange: Exchange): boolean {
+  const format = streamFormatOf(exchange.path.split('?')[0] ?? '');
+  if (exchange.method !== 'POST' || format === null || exchange.status !== 503) return false;
+  const sent = parseJson(exchange.requestBody ?? '') as { stream?: unknown } | undefined;
+  if (sent?.stream === true) return false;
+  const body = exchange.json as { type?: unknown; error?: { code?: unknown; type?: unknown } } | undefined;
+  const error = body?.error;
+  if (error?.code !== 'service_unavailable' || error.type !== 'service_unavailable') return false;
+  return format === 'messages' ? body?.type === 'error' : true;
+}
 
 /**
  * The conformance suite's checks of any answer, all of them rather than the first (the proxy reports, it does not
@@ -33,7 +64,7 @@ export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.valu
  * checked on status and headers only.
  */
 function answerDeviations(contract: ResponseContract, exchange: Exchange, complete: boolean): AnswerDeviation[] {
-  const found = genericDeviations(contract, exchange);
+  const found = genericDeviations(contract, exchange).filter((d) => !(d.check === 'wire.status.no-5xx' && documentedUnavailable(exchange)));
   if (!complete) return found.filter((d) => d.check !== 'wire.schema.response');
   const format = streamFormatOf(exchange.path);
   const streamed = format !== null && exchange.status >= 200 && exchange.status < 300 && (exchange.headers.get('content-type') ?? '').startsWith('text/event-stream');
@@ -42,21 +73,16 @@ function answerDeviations(contract: ResponseContract, exchange: Exchange, comple
   return [...found, ...formatDeviations(exchange), ...order];
 }
 
+/** The shared checker's deviations, as the proxy reports them. */
+export const observedFound = (found: readonly ObservedDeviation[]): Found[] =>
+  found.filter((d) => OBSERVED_CHECKS.includes(d.check)).map((d) => ({ check: d.check, message: d.message, requestIds: d.requestIds }));
+
 /**
- * The proxy's checks of the exchanges it passes on, in the order they end: each answer alone, then the task rules
- * across answers, which keep what they have seen. `times` (the proxy's) tell exchanges that overlapped apart;
- * without them each exchange is taken as after every earlier one.
+ * The proxy's checks of one exchange that has ended: the answer alone, then `across`, what the shared checker
+ * found new in the account's history once this exchange joined it.
  */
-export function createChecker(
-  contract: ResponseContract,
-  upstream: string,
-  memory?: TaskMemory,
-): (exchange: Exchange, complete: boolean, times?: ExchangeTimes) => Deviation[] {
-  const taskRules = createTaskRules(memory);
-  return (exchange, complete, times) => {
-    const across = complete ? taskRules(exchange, times) : [];
-    return reported([...answerDeviations(contract, exchange, complete), ...across], exchange, upstream);
-  };
+export function exchangeDeviations(contract: ResponseContract, upstream: string, exchange: Exchange, complete: boolean, across: readonly ObservedDeviation[]): Deviation[] {
+  return reported([...answerDeviations(contract, exchange, complete), ...observedFound(across)], exchange, upstream);
 }
 
 /**
@@ -66,7 +92,16 @@ export function createChecker(
 export const timeoutDeviation = (exchange: Exchange, upstream: string, timeout: UpstreamTimeout): Deviation[] =>
   reported([{ check: UPSTREAM_TIMEOUT_CHECK, message: timeout.message }], exchange, upstream);
 
-function reported(found: AnswerDeviation[], exchange: Exchange, upstream: string): Deviation[] {
+/**
+ * What the shared checker found once a callback joined the history: `delivery` is the callback as the proxy passed
+ * it on to `receiver` (its request, with no path of its own, and the receiver's answer). A deviation names the
+ * receiver's address (secret-looking parts hidden) where an exchange names its path, and its curl line sends the
+ * callback to the receiver again.
+ */
+export const callbackDeviations = (found: readonly ObservedDeviation[], delivery: Exchange, receiver: string): Deviation[] =>
+  reported(observedFound(found), delivery, receiver).map((d) => ({ ...d, path: redactSecrets(receiver).text }));
+
+function reported(found: Found[], exchange: Exchange, upstream: string): Deviation[] {
   if (found.length === 0) return [];
   const curl = curlOf(upstream, exchange);
   return found.map((d) => ({
@@ -77,6 +112,7 @@ function reported(found: AnswerDeviation[], exchange: Exchange, upstream: string
     request_id: exchange.requestId,
     message: d.actual === undefined ? d.message : `${d.message} (expected ${show(d.expected)}, got ${show(d.actual)})`,
     curl,
+    ...(d.requestIds ? { request_ids: d.requestIds } : {}),
   }));
 }
 

@@ -4,7 +4,7 @@ import { toExchange } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
 
 /** Headers a curl line leaves out: the transport's own, and what fetch or an SDK adds about itself. */
-const NOT_IN_CURL = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|accept-language|user-agent|sec-fetch-.*|x-stainless-.*)$/i;
+export const NOT_IN_CURL = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|accept-language|user-agent|sec-fetch-.*|x-stainless-.*)$/i;
 
 /** The bytes of one direction of an exchange, kept up to a cap for checking. */
 export interface Captured {

@@ -5,3 +5,5 @@ export type { Deviation } from './checks.ts';
 export { proxyJunitXml } from './report.ts';
 export type { ProxyResults } from './report.ts';
 export type { EndedExchange } from './exchange.ts';
+export type { RelayOptions } from './relay.ts';
+export type { HistoryMemory } from './histories.ts';

@@ -1,17 +1,29 @@
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { PriceRule } from '../billing/index.ts';
 import { loadResponseContract } from '../conformance/spec.ts';
+import type { ResponseContract } from '../conformance/spec.ts';
+import { createContract } from '../contract/index.ts';
 import { machineNow } from '../clock/index.ts';
 import { HOP_BY_HOP } from '../wire/index.ts';
 import { createRandom, ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import { createChecker, deviationLine, timeoutDeviation } from './checks.ts';
-import type { Deviation, ExchangeTimes } from './checks.ts';
+import { accountOf } from './account.ts';
+import { callbackDeviations, deviationLine, exchangeDeviations, timeoutDeviation } from './checks.ts';
+import type { Deviation } from './checks.ts';
+import type { Relayed } from './deliveries.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
 import type { EndedExchange } from './exchange.ts';
+import { answerJson, forwardable, headerObject } from './headers.ts';
+import { createHistories } from './histories.ts';
+import type { HistoryMemory } from './histories.ts';
+import { CALLBACK_PATH, createRelay } from './relay.ts';
+import type { RelayOptions } from './relay.ts';
+import { relayRoutes } from './relay-routes.ts';
+import type { ReadRequest } from './relay-routes.ts';
 import { answerUpstreamFailure, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
 
 export interface ProxyOptions {
@@ -29,6 +41,12 @@ export interface ProxyOptions {
   /** The machine's time in ms (default Date.now): exchanges are stamped and timed with real time. */
   now?: () => number;
   /**
+   * The deployment's time in ms (default: `now`, as a real deployment keeps real time), for the rules that compare
+   * when a client read or received something with the times the service wrote (started_at, created_at,
+   * webhook-timestamp). An emulator whose clock is moved by hand is read through its own clock.
+   */
+  deploymentNow?: () => number;
+  /**
    * Real ms the upstream has, from the request's arrival, to send its status line (default 60000; 0: no limit).
    * Then the proxy gives up on it, answers 504 `upstream_timeout` and reports `wire.upstream.timeout`. An answer
    * whose headers have come is never cut, however long its stream pauses.
@@ -36,6 +54,13 @@ export interface ProxyOptions {
   upstreamTimeoutMs?: number;
   /** Request ids of the proxy's own answers (default: a random source of its own). */
   random?: Random;
+  /**
+   * Relay task callbacks (`--relay-callbacks`): each submission's `webhook_url` is replaced by an address of the
+   * proxy's, whose callbacks are checked and passed on unchanged to the original. Without it, no body changes.
+   */
+  relay?: RelayOptions;
+  /** How much of each account's history the shared checker judges, and how many accounts are followed. */
+  historyMemory?: HistoryMemory;
 }
 
 export interface Proxy {
@@ -52,35 +77,6 @@ export interface Proxy {
 }
 
 
-function forwardable(rawHeaders: string[], skip: ReadonlySet<string>): [string, string][] {
-  const named = new Set(skip);
-  // Headers the Connection header names are hop-by-hop too.
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === 'connection') for (const n of (rawHeaders[i + 1] ?? '').split(',')) named.add(n.trim().toLowerCase());
-  }
-  const out: [string, string][] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] ?? '';
-    if (!named.has(name.toLowerCase())) out.push([name, rawHeaders[i + 1] ?? '']);
-  }
-  return out;
-}
-
-/** Groups raw header pairs the way node's writeHead takes them, keeping repeated headers (set-cookie) apart. */
-function headerObject(pairs: [string, string][]): OutgoingHttpHeaders {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of pairs) {
-    const had = out[name];
-    out[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
-  }
-  return out;
-}
-
-function answerJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
-}
-
 /**
  * A forwarding proxy in front of a deployment: every `/v1` request goes to the upstream as the client sent it and
  * the answer comes back as the upstream sent it, byte for byte and as it arrives. A copy of both (capped) is
@@ -96,53 +92,85 @@ export function createProxy(options: ProxyOptions): Proxy {
   const found: Deviation[] = [];
   const pending = new Set<Promise<void>>();
   const now = options.now ?? machineNow;
+  const deploymentNow = options.deploymentNow ?? now;
   const random = options.random ?? createRandom();
   const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
     throw new Error(`the upstream timeout must be a whole number of ms, 0-${MAX_UPSTREAM_TIMEOUT_MS} (0: no limit), not ${timeoutMs}`);
   }
-  let checker: ((exchange: EndedExchange['exchange'], complete: boolean, times: ExchangeTimes) => Deviation[]) | null = null;
+  let contract: ResponseContract | null = null;
+  let prices: Record<string, PriceRule> | null = null;
+  // The price rules of the task models, as the document states them, for the shared checker's points rules.
+  const histories = createHistories(() => ({ prices: (prices ??= Object.fromEntries([...createContract().taskModels.values()].map((m) => [m.id, m.pricing]))) }), options.historyMemory);
+  const relay = options.relay ? createRelay(options.relay) : null;
+  /** The proxy's address as the service reaches it: given, or known once it listens. */
+  let ownBase: string | null = options.relay?.publicUrl ?? null;
   let checked = 0;
 
-  /** What the checks of one exchange found: listed, and logged as found; the exchange counts as checked. */
-  const report = (deviations: Deviation[]): void => {
+  /** What the checks found: listed, and logged as found. */
+  const list = (deviations: Deviation[]): void => {
     for (const deviation of deviations) {
       found.push(deviation);
       log(deviationLine(deviation));
     }
+  };
+  /** What the checks of one exchange found; the exchange counts as checked. */
+  const report = (deviations: Deviation[]): void => {
+    list(deviations);
     checked += 1;
   };
 
-  const check = (ended: () => EndedExchange): void => {
-    // After the current I/O callback: the client's answer is already on its way.
-    const job = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      const exchange = ended();
-      checker ??= createChecker(loadResponseContract(), upstreamBase);
-      report(checker(exchange.exchange, exchange.complete, exchange));
-      options.onExchange?.(exchange);
-    }).catch((err: unknown) => log(`proxy: could not check an exchange: ${(err as Error).message}`)).finally(() => pending.delete(job));
+  /** Runs `work` after the current I/O callback, off the client's path; `settled()` waits for it. */
+  const later = (what: string, work: () => void): void => {
+    const job = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch((err: unknown) => log(`proxy: could not check ${what}: ${(err as Error).message}`))
+      .finally(() => pending.delete(job));
     pending.add(job);
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+  /**
+   * Checks one exchange once it has ended. `stamps`: the deployment's time at the request's arrival and at the
+   * answer's headers (the service read what it answered before it began the answer: the headers bound the read).
+   */
+  const check = (ended: () => EndedExchange, account: string | null, stamps: { sentMs: number; receivedMs: number }): void =>
+    later('an exchange', () => {
+      const exchange = ended();
+      contract ??= loadResponseContract();
+      const timed = { exchange: exchange.exchange, ...stamps };
+      const across = exchange.complete && account !== null ? histories.exchange(account, timed) : [];
+      report(exchangeDeviations(contract, upstreamBase, exchange.exchange, exchange.complete, across));
+      options.onExchange?.(exchange);
+    });
+
+  const judgeCallback = (relayed: Relayed): void =>
+    later('a callback', () => list(callbackDeviations(histories.callback(relayed.target.account, relayed.observation), relayed.exchange, relayed.target.original)));
+
+  /** Passes one request on; `read`: its body, already read whole (a submission the relay may have changed). */
+  const forward = (req: IncomingMessage, res: ServerResponse, read?: ReadRequest): void => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
-    const startedMs = now();
+    const startedMs = read?.startedMs ?? now();
+    const sentMs = read?.sentMs ?? deploymentNow();
+    const account = accountOf(req.headers);
     let clientGone = false;
     // No status line came in time and the client has the proxy's answer: what the upstream request does next is moot.
     let gaveUp = false;
     let firstByteMs = startedMs;
     const sent = capture();
     const received = capture();
-    const headers = forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host']));
+    const headers = forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host', ...(read ? ['content-length'] : [])]));
     headers.push(['Host', upstream.host]);
+    if (read) headers.push(['Content-Length', String(read.body.length)]);
     const out = send(`${upstreamBase}${path}`, { method, headers: headerObject(headers) });
     // A timer of real time, not the injected clock's: the proxy stands in front of a real service.
-    const timer = timeoutMs > 0 ? setTimeout(() => out.destroy(new UpstreamTimeout(timeoutMs)), timeoutMs) : undefined;
+    // Counted from the request's arrival, a submission read whole before it went on included.
+    const timer = timeoutMs > 0 ? setTimeout(() => out.destroy(new UpstreamTimeout(timeoutMs)), Math.max(1, timeoutMs - (now() - startedMs))) : undefined;
     out.on('response', (answer) => {
       clearTimeout(timer);
       const status = answer.statusCode ?? 502;
       firstByteMs = now();
+      const receivedMs = deploymentNow();
       answer.on('data', (chunk: Buffer) => keep(received, chunk, cap));
       // Registered before the pipe's own end handler, so the check is queued before the client sees the end.
       answer.on('end', () => {
@@ -153,6 +181,8 @@ export function createProxy(options: ProxyOptions): Proxy {
             { status, statusMessage: answer.statusMessage ?? '', rawHeaders: answer.rawHeaders, body: received },
             { upstream: upstreamBase, startedMs, firstByteMs, endMs },
           ),
+          account,
+          { sentMs, receivedMs },
         );
       });
       res.writeHead(status, answer.statusMessage, headerObject(forwardable(answer.rawHeaders, HOP_BY_HOP)));
@@ -192,9 +222,14 @@ export function createProxy(options: ProxyOptions): Proxy {
         res.destroy();
       }
     });
-    req.on('data', (chunk: Buffer) => keep(sent, chunk, cap));
-    req.on('error', () => out.destroy());
-    req.pipe(out);
+    if (read) {
+      keep(sent, read.sent, cap);
+      out.end(read.body);
+    } else {
+      req.on('data', (chunk: Buffer) => keep(sent, chunk, cap));
+      req.on('error', () => out.destroy());
+      req.pipe(out);
+    }
     // A client that goes away mid-request or mid-stream: the upstream request goes too. (The answer's close, not
     // the request's: node closes a request once its body is read.)
     res.on('close', () => {
@@ -205,15 +240,24 @@ export function createProxy(options: ProxyOptions): Proxy {
     });
   };
 
+  const routes = relay
+    ? relayRoutes(relay, { ownBase: () => ownBase, forward, now, deploymentNow, secrets: options.relay?.webhookSecret ? [options.relay.webhookSecret] : [], log, relayed: judgeCallback })
+    : null;
+
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (routes && req.method === 'POST' && path === '/v1/tasks') return routes.submit(req, res);
     if (path === '/v1' || path.startsWith('/v1/')) return forward(req, res);
+    if (routes && path.startsWith(CALLBACK_PATH)) return routes.deliver(req, res, path.slice(CALLBACK_PATH.length));
     if (path === '/_emulator/proxy/deviations' && req.method === 'GET') {
       void Promise.all([...pending]).then(() => answerJson(res, 200, { data: found, count: found.length }));
       return;
     }
     answerJson(res, 404, {
-      error: { code: 'not_found', message: `The proxy forwards /v1 requests to ${upstreamBase} and answers GET /_emulator/proxy/deviations; nothing else.` },
+      error: {
+        code: 'not_found',
+        message: `The proxy forwards /v1 requests to ${upstreamBase}${routes ? `, relays callbacks under ${CALLBACK_PATH}` : ''} and answers GET /_emulator/proxy/deviations; nothing else.`,
+      },
     });
   });
 
@@ -224,7 +268,9 @@ export function createProxy(options: ProxyOptions): Proxy {
         server.once('error', reject);
         server.listen(port, host, () => {
           const { port: bound } = server.address() as AddressInfo;
-          resolve(`http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
+          const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+          ownBase ??= url;
+          resolve(url);
         });
       });
     },

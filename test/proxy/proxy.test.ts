@@ -18,8 +18,8 @@ import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 const ADMIN = 'proxy-admin';
 const REQUEST_ID = 'req_aaaaaaaaaaaaaaaaaaaaaaaa';
 /** The held stream: a chat stream in the documented order, its first chunk sent before the upstream holds the rest. */
-const HELD_FIRST = 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n';
-const HELD_REST = 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+const HELD_FIRST = 'data: {"id":"svcchat_HELD1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n';
+const HELD_REST = 'data: {"id":"svcchat_HELD1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 const NOTES = { model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/proxy', agree: true } };
 
 let emulator: Emulator;
@@ -179,6 +179,8 @@ it('in front of a deviating server: lists and logs each deviation with its check
     'wire.time.beijing GET /v1/tasks/T000000000000UTCTM1',
     'wire.request-id.every-answer GET /v1/tasks?limit=1',
     'wire.schema.response GET /v1/tasks?limit=1',
+    // The list shows the one task it had when taken, not the two read before it: a gap, across answers.
+    'tasks.list.no-gap GET /v1/tasks?limit=1',
     'wire.schema.response GET /v1/tasks/T000000000000MISSIN',
     'wire.error-shape.body GET /v1/tasks/T000000000000MISSIN',
   ]);

@@ -1,0 +1,89 @@
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { CallbackObservation } from '../observed/index.ts';
+import { HOP_BY_HOP, toExchange } from '../wire/index.ts';
+import type { Exchange } from '../wire/index.ts';
+import { NOT_IN_CURL } from './exchange.ts';
+import { answerJson, forwardable, headerObject } from './headers.ts';
+import type { RelayTarget } from './relay.ts';
+
+/** A callback the proxy passed on: as the checker reads it, and as a report shows it. */
+export interface Relayed {
+  target: RelayTarget;
+  observation: CallbackObservation;
+  /** The callback's request (no path: the receiver's address is the whole target) and the receiver's answer. */
+  exchange: Exchange;
+}
+
+/** A receiver has 10 s to answer (the service then gives up); the proxy waits a little longer, then lets go. */
+const RECEIVER_TIMEOUT_MS = 30_000;
+
+/**
+ * Passes one callback delivery on to the address it stands for, unchanged: the same method, headers (the
+ * webhook-id, -timestamp and -signature among them) and raw bytes; the service gets the receiver's status, headers
+ * and body back, or 502 when the receiver cannot be reached. `relayed` is called once the delivery has ended.
+ * @see reference "Events" Task callbacks: Delivery
+ */
+export function relayDelivery(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RelayTarget,
+  context: { now: () => number; secrets: readonly string[]; log: (line: string) => void },
+  relayed: (delivery: Relayed) => void,
+): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('error', () => res.destroy());
+  req.on('end', () => {
+    const receivedMs = context.now();
+    const body = Buffer.concat(chunks);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
+    const observation: CallbackObservation = { headers, body, receivedMs, ...(context.secrets.length > 0 ? { secrets: context.secrets } : {}) };
+    let done = false;
+    const ended = (status: number, answerHeaders: Headers, text: string): void => {
+      if (done) return;
+      done = true;
+      const exchange = toExchange({ method: req.method ?? 'POST', path: '', requestHeaders: curlHeaders(headers), requestBody: body.toString('utf8') }, { status, headers: answerHeaders, text });
+      relayed({ target, observation, exchange: { ...exchange, requestId: null } });
+    };
+
+    const url = new URL(target.original);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const out = send(url, { method: req.method ?? 'POST', headers: headerObject([...forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host'])), ['Host', url.host]]), timeout: RECEIVER_TIMEOUT_MS });
+    out.on('timeout', () => out.destroy(new Error(`no answer within ${RECEIVER_TIMEOUT_MS} ms`)));
+    out.on('response', (answer) => {
+      const back: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => back.push(chunk));
+      answer.on('error', () => res.destroy());
+      answer.on('end', () => {
+        const status = answer.statusCode ?? 502;
+        const text = Buffer.concat(back);
+        res.writeHead(status, answer.statusMessage, headerObject(forwardable(answer.rawHeaders, HOP_BY_HOP)));
+        res.end(text);
+        const seen = new Headers();
+        for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) seen.append(answer.rawHeaders[i] ?? '', answer.rawHeaders[i + 1] ?? '');
+        ended(status, seen, text.toString('utf8'));
+      });
+    });
+    out.on('error', (err) => {
+      // Judged all the same: the service sent it, whatever became of it.
+      ended(502, new Headers(), '');
+      if (res.writableEnded || res.destroyed) return;
+      context.log(`proxy: a callback for ${url.origin} could not be passed on (${err.message})`);
+      // The service sees a failed delivery, as when its callback cannot reach the receiver, and retries it.
+      answerJson(res, 502, { error: { code: 'receiver_unreachable', message: `The proxy could not pass the callback on: ${err.message}` } });
+    });
+    // The service gave up on the delivery: so does the proxy.
+    res.on('close', () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    out.end(body);
+  });
+}
+
+/** The headers a curl line that sends the callback again needs: as for an exchange, the transport's own left out. */
+function curlHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name, value]) => !NOT_IN_CURL.test(name) && !(name === 'accept' && value === '*/*')));
+}

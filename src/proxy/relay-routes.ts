@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { accountOf } from './account.ts';
+import { relayDelivery } from './deliveries.ts';
+import type { Relayed } from './deliveries.ts';
+import { answerJson } from './headers.ts';
+import type { Relay } from './relay.ts';
+
+/**
+ * A request whose body the proxy read whole before passing it on: `sent` as the client sent it (what the checks
+ * and the recorder see), `body` as it goes on, and when it arrived (machine and deployment ms).
+ */
+export interface ReadRequest {
+  sent: Buffer;
+  body: Buffer;
+  startedMs: number;
+  sentMs: number;
+}
+
+export interface RelayDeps {
+  /** The proxy's address as the service reaches it; null until known. */
+  ownBase: () => string | null;
+  forward: (req: IncomingMessage, res: ServerResponse, read?: ReadRequest) => void;
+  now: () => number;
+  deploymentNow: () => number;
+  /** The signing secrets callbacks are checked with; none: no signature check. */
+  secrets: readonly string[];
+  log: (line: string) => void;
+  /** A callback has been passed on (or could not be): judge it. */
+  relayed: (delivery: Relayed) => void;
+}
+
+/** The proxy's two routes of the callback relay: task submissions, and the callbacks that come back. */
+export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: IncomingMessage, res: ServerResponse): void; deliver(req: IncomingMessage, res: ServerResponse, token: string): void } {
+  let warnedSigned = false;
+  return {
+    /**
+     * A task submission: read whole, its `webhook_url` replaced by the proxy's own address, then passed on. A
+     * signed request goes on as it is (a changed body would no longer match its signature), and so does a
+     * compressed one.
+     */
+    submit(req, res) {
+      const startedMs = deps.now();
+      const sentMs = deps.deploymentNow();
+      const signed = req.headers['x-svc-signature'] !== undefined;
+      if (signed || (req.headers['content-encoding'] ?? 'identity') !== 'identity') {
+        if (signed && !warnedSigned) {
+          warnedSigned = true;
+          deps.log('proxy: a signed task submission keeps its webhook_url (changing the body would break its signature): its callback does not pass through the proxy');
+        }
+        return deps.forward(req, res);
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('error', () => res.destroy());
+      req.on('end', () => {
+        const sent = Buffer.concat(chunks);
+        const account = accountOf(req.headers);
+        const base = deps.ownBase();
+        const body = account === null || base === null ? null : relay.rewrite(sent, account, base);
+        deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs });
+      });
+    },
+    /** A callback for one of the addresses given out: passed on to the original; an unknown token is 404. */
+    deliver(req, res, token) {
+      const target = relay.target(token);
+      if (!target || req.method !== 'POST') {
+        req.resume();
+        answerJson(res, 404, { error: { code: 'not_found', message: 'This proxy relays no callback to this address (an unknown token, or one long forgotten).' } });
+        return;
+      }
+      relayDelivery(req, res, target, { now: deps.deploymentNow, secrets: deps.secrets, log: deps.log }, deps.relayed);
+    },
+  };
+}
