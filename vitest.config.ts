@@ -19,11 +19,12 @@ export default defineConfig({
     environment: 'node',
     // Tests run on the manual clock and never sleep; a long test is a bug, not a slow machine.
     testTimeout: 20_000,
-    // Most tests wait on sockets and child processes, not the CPU: three files at a time finish the suite in
-    // about 3 minutes on 2 cores (vitest's default, cores - 1, runs one file at a time here: 6.5 minutes).
+    // Many tests wait on sockets and child processes, not the CPU: three files at a time on 2 cores (vitest's
+    // default, cores - 1, runs one file at a time here).
     maxWorkers: 3,
     // Files share a worker's loaded modules (each still starts its own emulators): importing the app afresh for every
-    // file was a third of the suite's CPU time. Nothing in src/ keeps state at module level that a test sets.
+    // file was a third of the suite's CPU time. What src/ keeps at module level is caches and memos of pure work
+    // (parsed documents, compiled validators, fixtures), none a test sets; a run's choices live in its context.
     isolate: false,
     // One random seed per run for every part of the bad-input fuzz suite (FUZZ_SEED overrides it).
     globalSetup: ['test/fuzz/seed-setup.ts'],

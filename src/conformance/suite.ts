@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { ALL_CHECKS, textModel } from './checks/index.ts';
+import { ALL_CHECKS } from './checks/index.ts';
 import { curlOf } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
 import { CheckFailure, CheckSkipped, createClient } from './client.ts';
@@ -71,7 +71,6 @@ export function matchesGlob(id: string, pattern: string): boolean {
 export async function runConformance(options: SuiteOptions): Promise<SuiteReport> {
   const started = Date.now();
   const contract = loadResponseContract();
-  textModel.id = options.textModel ?? 'svc-text-lite';
   const timeoutMs = options.requestTimeoutMs ?? 60_000;
   const admin = options.admin ?? null;
   const setup = await prepare({ ...options, timeoutMs });
@@ -120,6 +119,7 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
         budget = budget?.minus(check.cost) ?? null;
         result = await runOne(check, {
           api,
+          textModel: options.textModel ?? 'svc-text-lite',
           other,
           contract,
           wait,

@@ -37,6 +37,8 @@ export interface ReceivedCallback {
 
 export interface CheckContext {
   api: Client;
+  /** The text model the text checks call (`--text-model`; default svc-text-lite). */
+  textModel: string;
   /** A key of another account, when given. */
   other: Client | null;
   contract: ResponseContract;

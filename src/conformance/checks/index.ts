@@ -27,4 +27,3 @@ export const ALL_CHECKS: Check[] = [
   ...callbackChecks,
   ...callbackRetryChecks,
 ];
-export { textModel } from './text.ts';

@@ -5,11 +5,8 @@ import { MESSAGE_STOP_REASONS, streamError, streamOrderProblems } from '../strea
 import type { StreamFormat, StreamRequest } from '../stream-order.ts';
 import { expectError, needAnswer } from './shared.ts';
 
-/** The text model the text checks call (`--text-model`). */
-export const textModel = { id: 'svc-text-lite' };
-
-const chat = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  model: textModel.id,
+const chat = (ctx: CheckContext, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model: ctx.textModel,
   messages: [{ role: 'user', content: 'Say something short.' }],
   max_tokens: 16,
   ...extra,
@@ -40,7 +37,7 @@ export const textChecks: Check[] = [
     title: 'chat completion: svcchat_ id, service model, usage',
     cost: 1,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat() });
+      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat(ctx) });
       needAnswer(res);
       const answer = res.json as { id: string; model: string; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
       ctx.expect(/^svcchat_/.test(answer.id), 'id svcchat_…', res, 'svcchat_…', answer.id);
@@ -53,7 +50,7 @@ export const textChecks: Check[] = [
     title: 'chat completion cut at max_tokens has finish_reason length',
     cost: 1,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat({ max_tokens: 1 }) });
+      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat(ctx, { max_tokens: 1 }) });
       needAnswer(res);
       const choice = (res.json as { choices: { finish_reason: string }[] }).choices[0];
       ctx.expect(choice?.finish_reason === 'length', 'finish_reason length', res, 'length', choice?.finish_reason);
@@ -65,7 +62,7 @@ export const textChecks: Check[] = [
     title: 'n other than 1 is refused',
     cost: 0,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat({ n: 2 }) });
+      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat(ctx, { n: 2 }) });
       ctx.expect(res.status >= 400 && res.status < 500, 'a 4xx', res, '4xx', res.status);
     },
   },
@@ -75,7 +72,7 @@ export const textChecks: Check[] = [
     title: 'chat stream: role first, content, finish_reason on the last content chunk, usage chunk, [DONE]',
     cost: 1,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat({ stream: true, stream_options: { include_usage: true } }) });
+      const res = await ctx.api.request('POST', '/v1/chat/completions', { body: chat(ctx, { stream: true, stream_options: { include_usage: true } }) });
       expectStream(ctx, res);
       expectStreamOrder(ctx, res, 'chat', { includeUsage: true });
       const validate = ctx.contract.schema('ChatCompletionChunk');
@@ -88,7 +85,7 @@ export const textChecks: Check[] = [
     title: 'response: svcresp_ id, store false, usage',
     cost: 1,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', max_output_tokens: 16 } });
+      const res = await ctx.api.request('POST', '/v1/responses', { body: { model: ctx.textModel, input: 'Hello', max_output_tokens: 16 } });
       needAnswer(res);
       const answer = res.json as { id: string; store: boolean };
       ctx.expect(/^svcresp_/.test(answer.id) && answer.store === false, 'svcresp_ id and store false', res, { store: false }, answer);
@@ -101,7 +98,7 @@ export const textChecks: Check[] = [
     cost: 0,
     async run(ctx) {
       for (const extra of [{ previous_response_id: 'svcresp_x' }, { tools: [] }]) {
-        const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', ...extra } });
+        const res = await ctx.api.request('POST', '/v1/responses', { body: { model: ctx.textModel, input: 'Hello', ...extra } });
         const { code } = errorOf(res);
         ctx.expect(res.status === 422 && code === 'invalid_params', `${Object.keys(extra)[0]} is 422 invalid_params`, res, { status: 422, code: 'invalid_params' }, { status: res.status, code });
       }
@@ -113,7 +110,7 @@ export const textChecks: Check[] = [
     title: 'response stream: the documented event order, each with sequence_number',
     cost: 1,
     async run(ctx) {
-      const res = await ctx.api.request('POST', '/v1/responses', { body: { model: textModel.id, input: 'Hello', max_output_tokens: 16, stream: true } });
+      const res = await ctx.api.request('POST', '/v1/responses', { body: { model: ctx.textModel, input: 'Hello', max_output_tokens: 16, stream: true } });
       expectStream(ctx, res);
       expectStreamOrder(ctx, res, 'responses', {});
     },
@@ -125,14 +122,14 @@ export const textChecks: Check[] = [
     cost: 1,
     async run(ctx) {
       const res = await ctx.api.request('POST', '/v1/messages', {
-        body: { model: textModel.id, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] },
+        body: { model: ctx.textModel, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] },
         headers: { 'x-api-key': ctx.api.key, 'anthropic-version': '2023-06-01' },
       });
       needAnswer(res);
       const answer = res.json as { id: string; stop_reason: string };
       ctx.expect(/^svcmsg_/.test(answer.id), 'svcmsg_ id with x-api-key', res, 'svcmsg_…', answer.id);
       ctx.expect(MESSAGE_STOP_REASONS.includes(answer.stop_reason), 'a stop_reason', res, MESSAGE_STOP_REASONS.join('|'), answer.stop_reason);
-      const missing = await ctx.api.request('POST', '/v1/messages', { body: { model: textModel.id, messages: [{ role: 'user', content: 'Hello' }] } });
+      const missing = await ctx.api.request('POST', '/v1/messages', { body: { model: ctx.textModel, messages: [{ role: 'user', content: 'Hello' }] } });
       expectError(ctx, missing, 422, 'invalid_params');
     },
   },
@@ -143,7 +140,7 @@ export const textChecks: Check[] = [
     cost: 1,
     async run(ctx) {
       const res = await ctx.api.request('POST', '/v1/messages', {
-        body: { model: textModel.id, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hello' }] },
+        body: { model: ctx.textModel, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hello' }] },
       });
       expectStream(ctx, res);
       // No stop sequences sent: the stream must have text and stop on end_turn or max_tokens.
