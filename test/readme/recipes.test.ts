@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { required } from '../support/required-tools.ts';
 
 // The README's Recipes, run as a user pastes them: each recipe is the section's start block plus the recipe's own
 // shell blocks, in one bash, and the text block under it is what it must print (each line, in order). Only the
@@ -20,6 +21,9 @@ const has = (tool: string): boolean => {
 };
 // .ci/run installs jq; a machine without it skips these, saying why.
 const missing = ['curl', 'jq'].filter((tool) => !has(tool));
+it('has curl and jq where the run requires them (SVC_TEST_REQUIRE: CI), so the recipes cannot pass by skipping', () => {
+  expect(missing.filter(required), 'required but missing').toEqual([]);
+});
 
 interface Recipe {
   title: string;

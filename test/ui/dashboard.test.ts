@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { required } from '../support/required-tools.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterEach, expect, it } from 'vitest';
@@ -24,6 +25,9 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.warn(`test/ui/dashboard.test.ts: skipping the browser tests: ${CHROMIUM} is missing (apt-get install chromium).`);
 }
+it('has chromium where the run requires it (SVC_TEST_REQUIRE: CI), so the browser tests cannot pass by skipping', () => {
+  if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+});
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1';
