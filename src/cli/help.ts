@@ -76,7 +76,12 @@ its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
                      it listens on). The real service takes only public https addresses; an emulator takes a local
                      one when started with --allow-insecure-webhooks
   --webhook-secret S with --relay-callbacks: the account's whsec_ secret, to check each callback's signature
-                     (without it, signatures are not checked)
+                     (without it, signatures are checked only with --admin-url)
+  --admin-url URL    an emulator's control API (usually the same address as --upstream), with --admin-token:
+                     what the proxy sees is timed by the emulator's clock (GET /_emulator/clock), so a clock moved
+                     by hand gives no false findings; with --relay-callbacks and no --webhook-secret, each callback
+                     is checked with the secrets of the account whose key submitted the task (read, never shown)
+  --admin-token T    the emulator's control API token (goes with --admin-url)
 
 A recording becomes scenarios and text fixtures with svc-emulator import-recording DIR, and is replayed against
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
+import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
@@ -17,6 +17,8 @@ export interface ProxyCommandOptions {
   upstreamTimeoutMs: number;
   /** --relay-callbacks, with its --public-url and --webhook-secret; null without it. */
   relay: { publicUrl: string | null; webhookSecret: string | null } | null;
+  /** --admin-url and --admin-token: an emulator's control API, for its clock and its accounts' signing secrets. */
+  admin: { url: string; token: string } | null;
 }
 
 export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
@@ -32,6 +34,8 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     'relay-callbacks': { type: 'boolean' },
     'public-url': { type: 'string' },
     'webhook-secret': { type: 'string' },
+    'admin-url': { type: 'string' },
+    'admin-token': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(PROXY_HELP);
@@ -65,6 +69,10 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
   if (secret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) {
     throw new UsageError('svc-emulator proxy: --webhook-secret: must be a whsec_ secret (whsec_ and Base64)');
   }
+  const adminUrl = values['admin-url'] === undefined ? undefined : originOption('proxy', 'admin-url', values['admin-url']);
+  const adminToken = values['admin-token'];
+  if (adminUrl !== undefined && !adminToken) throw new UsageError('svc-emulator proxy: --admin-url needs --admin-token (the token the emulator was started with)');
+  if (adminToken !== undefined && adminUrl === undefined) throw new UsageError("svc-emulator proxy: --admin-token needs --admin-url (the emulator's address, usually the same as --upstream)");
   return {
     upstream: values.upstream,
     port,
@@ -75,6 +83,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     keepContent: values['keep-content'] ?? false,
     upstreamTimeoutMs,
     relay: relaying ? { publicUrl: publicUrl ?? null, webhookSecret: secret ?? null } : null,
+    admin: adminUrl !== undefined && adminToken ? { url: adminUrl, token: adminToken } : null,
   };
 }
 
@@ -107,11 +116,18 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
     upstreamTimeoutMs: options.upstreamTimeoutMs,
     ...(recorder ? { onExchange: recorder.onExchange } : {}),
     ...(relay ? { relay } : {}),
+    ...(options.admin ? { admin: options.admin } : {}),
   });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
+  if (options.admin) console.log(`stamping with the deployment's clock, read from ${options.admin.url}/_emulator/clock`);
   if (options.relay) {
-    const signatures = options.relay.webhookSecret !== null ? 'signatures checked' : 'signatures not checked (no --webhook-secret)';
+    const signatures =
+      options.relay.webhookSecret !== null
+        ? 'signatures checked'
+        : options.admin
+          ? "signatures checked with the secrets of each key's account, read from the control API"
+          : 'signatures not checked (no --webhook-secret or --admin-url)';
     console.log(`relaying task callbacks through ${options.relay.publicUrl ?? url}/_proxy/callbacks/ (${signatures})`);
   }
   if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);

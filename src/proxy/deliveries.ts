@@ -29,24 +29,31 @@ export function relayDelivery(
   req: IncomingMessage,
   res: ServerResponse,
   target: RelayTarget,
-  context: { now: () => number; secrets: readonly string[]; log: (line: string) => void },
-  relayed: (delivery: Relayed) => void,
+  context: { now: () => number | Promise<number>; wallNow: () => number; log: (line: string) => void },
+  relayed: (delivery: Promise<Relayed>) => void,
 ): void {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('error', () => res.destroy());
   req.on('end', () => {
-    const receivedMs = context.now();
+    const receivedWallMs = context.wallNow();
+    // The deployment's time at receipt, read as it arrives: the sender (an emulator in the middle of an advance of
+    // its clock) is still at the moment it sent.
+    const stamped = Promise.resolve(context.now());
     const body = Buffer.concat(chunks);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
-    const observation: CallbackObservation = { headers, body, receivedMs, ...(context.secrets.length > 0 ? { secrets: context.secrets } : {}) };
+    const observation = stamped.then(async (receivedMs): Promise<CallbackObservation> => {
+      const secrets = (await target.secrets?.(receivedMs)) ?? [];
+      // webhook-timestamp is judged against this machine's clock, as a receiver checks it.
+      return { headers, body, receivedMs, receivedWallMs, ...(secrets.length > 0 ? { secrets } : {}) };
+    });
     let done = false;
     const ended = (status: number, answerHeaders: Headers, text: string): void => {
       if (done) return;
       done = true;
       const exchange = toExchange({ method: req.method ?? 'POST', path: '', requestHeaders: curlHeaders(headers), requestBody: body.toString('utf8') }, { status, headers: answerHeaders, text });
-      relayed({ target, observation, exchange: { ...exchange, requestId: null } });
+      relayed(observation.then((seen) => ({ target, observation: seen, exchange: { ...exchange, requestId: null } })));
     };
 
     const url = new URL(target.original);
@@ -60,11 +67,15 @@ export function relayDelivery(
       answer.on('end', () => {
         const status = answer.statusCode ?? 502;
         const text = Buffer.concat(back);
-        res.writeHead(status, answer.statusMessage, headerObject(forwardable(answer.rawHeaders, HOP_BY_HOP)));
-        res.end(text);
         const seen = new Headers();
         for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) seen.append(answer.rawHeaders[i] ?? '', answer.rawHeaders[i + 1] ?? '');
+        // Judged all the same, whatever the service does next.
         ended(status, seen, text.toString('utf8'));
+        // The service hears back only once its time at receipt has been read (it may move on when it has).
+        void stamped.then(() => {
+          res.writeHead(status, answer.statusMessage, headerObject(forwardable(answer.rawHeaders, HOP_BY_HOP)));
+          res.end(text);
+        });
       });
     });
     out.on('error', (err) => {
@@ -73,7 +84,7 @@ export function relayDelivery(
       if (res.writableEnded || res.destroyed) return;
       context.log(`proxy: a callback for ${url.origin} could not be passed on (${err.message})`);
       // The service sees a failed delivery, as when its callback cannot reach the receiver, and retries it.
-      answerJson(res, 502, { error: { code: 'receiver_unreachable', message: `The proxy could not pass the callback on: ${err.message}` } });
+      void stamped.then(() => answerJson(res, 502, { error: { code: 'receiver_unreachable', message: `The proxy could not pass the callback on: ${err.message}` } }));
     });
     // The service gave up on the delivery: so does the proxy.
     res.on('close', () => {

@@ -1,19 +1,21 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { accountOf } from './account.ts';
 import { relayDelivery } from './deliveries.ts';
 import type { Relayed } from './deliveries.ts';
 import { answerJson } from './headers.ts';
-import type { Relay } from './relay.ts';
+import type { DeploymentTime } from './deployment-time.ts';
+import type { Relay, SigningSecrets } from './relay.ts';
 
 /**
  * A request whose body the proxy read whole before passing it on: `sent` as the client sent it (what the checks
- * and the recorder see), `body` as it goes on, and when it arrived (machine and deployment ms).
+ * and the recorder see), `body` as it goes on, and when it arrived (machine ms, and the deployment's time as read
+ * then: it goes on once that reading is done).
  */
 export interface ReadRequest {
   sent: Buffer;
   body: Buffer;
   startedMs: number;
-  sentMs: number;
+  sentMs: number | Promise<number>;
 }
 
 export interface RelayDeps {
@@ -21,12 +23,12 @@ export interface RelayDeps {
   ownBase: () => string | null;
   forward: (req: IncomingMessage, res: ServerResponse, read?: ReadRequest) => void;
   now: () => number;
-  deploymentNow: () => number;
-  /** The signing secrets callbacks are checked with; none: no signature check. */
-  secrets: readonly string[];
+  time: DeploymentTime;
+  /** The secrets the callbacks of a submission with these headers are checked with; undefined: not checked. */
+  signing: (headers: IncomingHttpHeaders) => SigningSecrets | undefined;
   log: (line: string) => void;
-  /** A callback has been passed on (or could not be): judge it. */
-  relayed: (delivery: Relayed) => void;
+  /** A callback has come: judge it once it has been passed on (or could not be). */
+  relayed: (delivery: Promise<Relayed>) => void;
 }
 
 /** The proxy's two routes of the callback relay: task submissions, and the callbacks that come back. */
@@ -40,7 +42,6 @@ export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: Incomi
      */
     submit(req, res) {
       const startedMs = deps.now();
-      const sentMs = deps.deploymentNow();
       const signed = req.headers['x-svc-signature'] !== undefined;
       if (signed || (req.headers['content-encoding'] ?? 'identity') !== 'identity') {
         if (signed && !warnedSigned) {
@@ -49,6 +50,7 @@ export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: Incomi
         }
         return deps.forward(req, res);
       }
+      const sentMs = deps.time.before();
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('error', () => res.destroy());
@@ -56,7 +58,8 @@ export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: Incomi
         const sent = Buffer.concat(chunks);
         const account = accountOf(req.headers);
         const base = deps.ownBase();
-        const body = account === null || base === null ? null : relay.rewrite(sent, account, base);
+        const secrets = deps.signing(req.headers);
+        const body = account === null || base === null ? null : relay.rewrite(sent, { account, ...(secrets ? { secrets } : {}) }, base);
         deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs });
       });
     },
@@ -68,7 +71,7 @@ export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: Incomi
         answerJson(res, 404, { error: { code: 'not_found', message: 'This proxy relays no callback to this address (an unknown token, or one long forgotten).' } });
         return;
       }
-      relayDelivery(req, res, target, { now: deps.deploymentNow, secrets: deps.secrets, log: deps.log }, deps.relayed);
+      relayDelivery(req, res, target, { now: () => deps.time.after(), wallNow: deps.now, log: deps.log }, deps.relayed);
     },
   };
 }

@@ -9,16 +9,23 @@ export const CALLBACK_PATH = '/_proxy/callbacks/';
 export interface RelayOptions {
   /** The proxy's address as the service reaches it (default: the address it listens on). */
   publicUrl?: string;
-  /** The accounts' signing secret (`whsec_…`), to check each callback's signature; without it none is checked. */
+  /**
+   * The accounts' signing secret (`whsec_…`), to check each callback's signature. Without it, each account's own
+   * secrets are read through the control API when the proxy has one (`admin`); else no signature is checked.
+   */
   webhookSecret?: string;
   /** Callback addresses remembered at once (default 20000); the oldest is forgotten first, its callbacks then 404. */
   addresses?: number;
 }
 
-/** A submission's own callback address, and the account (its key's hash) that submitted it. */
+/** The signing secrets a callback received at a deployment time (ms) is checked with; none: not checked. */
+export type SigningSecrets = (atMs: number) => Promise<readonly string[]>;
+
+/** A submission's own callback address, the account (its key's hash) that submitted it, and its secrets if known. */
 export interface RelayTarget {
   original: string;
   account: string;
+  secrets?: SigningSecrets;
 }
 
 export interface Relay {
@@ -26,7 +33,7 @@ export interface Relay {
    * A task submission's body with its `webhook_url` replaced by an address of the proxy's own under `base`, or
    * null when it is sent as it is: no address, or one the service refuses anyway (it then refuses it as sent).
    */
-  rewrite(body: Buffer, account: string, base: string): Buffer | null;
+  rewrite(body: Buffer, from: Omit<RelayTarget, 'original'>, base: string): Buffer | null;
   /** The original address behind a token, while remembered. */
   target(token: string): RelayTarget | undefined;
 }
@@ -45,7 +52,7 @@ export function createRelay(options: RelayOptions): Relay {
   const targets = new Map<string, RelayTarget>();
   const cap = options.addresses ?? 20_000;
   return {
-    rewrite(body, account, base) {
+    rewrite(body, from, base) {
       const text = body.toString('utf8');
       const sent = parseJson(text);
       if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return null;
@@ -55,7 +62,7 @@ export function createRelay(options: RelayOptions): Relay {
       // service that would refuse the original must still refuse it.
       if (base.startsWith('https:') && publicAddressProblem(original, false)) return null;
       const id = token();
-      targets.set(id, { original, account });
+      targets.set(id, { original, ...from });
       if (targets.size > cap) targets.delete(targets.keys().next().value as string);
       return Buffer.from(replaced(text, sent as Record<string, unknown>, `${base.replace(/\/+$/, '')}${CALLBACK_PATH}${id}`), 'utf8');
     },

@@ -12,9 +12,11 @@ import { HOP_BY_HOP } from '../wire/index.ts';
 import { createRandom, ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { accountOf } from './account.ts';
+import { signingSecrets } from './account-secrets.ts';
 import { callbackDeviations, deviationLine, exchangeDeviations, timeoutDeviation } from './checks.ts';
 import type { Deviation } from './checks.ts';
 import type { Relayed } from './deliveries.ts';
+import { controlTime, knownTime } from './deployment-time.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
 import type { EndedExchange } from './exchange.ts';
 import { answerJson, forwardable, headerObject } from './headers.ts';
@@ -43,9 +45,16 @@ export interface ProxyOptions {
   /**
    * The deployment's time in ms (default: `now`, as a real deployment keeps real time), for the rules that compare
    * when a client read or received something with the times the service wrote (started_at, created_at,
-   * webhook-timestamp). An emulator whose clock is moved by hand is read through its own clock.
+   * webhook-timestamp). An emulator whose clock is moved by hand is read through its own clock, or through `admin`.
    */
   deploymentNow?: () => number;
+  /**
+   * An emulator's control API (`--admin-url`, `--admin-token`). Its clock (GET /_emulator/clock) is read for the
+   * deployment's time, in place of `deploymentNow`: when an exchange arrives (before it goes on) and when its
+   * answer comes, and when a callback comes. Relaying callbacks without `webhookSecret`, each is checked with the
+   * secrets of the account whose key submitted the task.
+   */
+  admin?: { url: string; token: string };
   /**
    * Real ms the upstream has, from the request's arrival, to send its status line (default 60000; 0: no limit).
    * Then the proxy gives up on it, answers 504 `upstream_timeout` and reports `wire.upstream.timeout`. An answer
@@ -76,6 +85,8 @@ export interface Proxy {
   settled(): Promise<void>;
 }
 
+/** Real ms each request to the control API has (a reading of the clock holds a request back until it is done). */
+const CONTROL_TIMEOUT_MS = 5000;
 
 /**
  * A forwarding proxy in front of a deployment: every `/v1` request goes to the upstream as the client sent it and
@@ -92,7 +103,8 @@ export function createProxy(options: ProxyOptions): Proxy {
   const found: Deviation[] = [];
   const pending = new Set<Promise<void>>();
   const now = options.now ?? machineNow;
-  const deploymentNow = options.deploymentNow ?? now;
+  const admin = options.admin ?? null;
+  const time = admin ? controlTime(admin, { timeoutMs: CONTROL_TIMEOUT_MS, wallNow: now, log }) : knownTime(options.deploymentNow ?? now);
   const random = options.random ?? createRandom();
   const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
@@ -121,7 +133,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   };
 
   /** Runs `work` after the current I/O callback, off the client's path; `settled()` waits for it. */
-  const later = (what: string, work: () => void): void => {
+  const later = (what: string, work: () => void | Promise<void>): void => {
     const job = new Promise<void>((resolve) => setImmediate(resolve))
       .then(work)
       .catch((err: unknown) => log(`proxy: could not check ${what}: ${(err as Error).message}`))
@@ -133,25 +145,38 @@ export function createProxy(options: ProxyOptions): Proxy {
    * Checks one exchange once it has ended. `stamps`: the deployment's time at the request's arrival and at the
    * answer's headers (the service read what it answered before it began the answer: the headers bound the read).
    */
-  const check = (ended: () => EndedExchange, account: string | null, stamps: { sentMs: number; receivedMs: number }): void =>
-    later('an exchange', () => {
+  const check = (ended: () => EndedExchange, account: string | null, stamps: { sentMs: number | Promise<number>; receivedMs: number | Promise<number> }): void =>
+    later('an exchange', async () => {
       const exchange = ended();
       contract ??= loadResponseContract();
-      const timed = { exchange: exchange.exchange, ...stamps };
+      const timed = { exchange: exchange.exchange, sentMs: await stamps.sentMs, receivedMs: await stamps.receivedMs };
       const across = exchange.complete && account !== null ? histories.exchange(account, timed) : [];
       report(exchangeDeviations(contract, upstreamBase, exchange.exchange, exchange.complete, across));
       options.onExchange?.(exchange);
     });
 
-  const judgeCallback = (relayed: Relayed): void =>
-    later('a callback', () => list(callbackDeviations(histories.callback(relayed.target.account, relayed.observation), relayed.exchange, relayed.target.original)));
+  const judgeCallback = (delivery: Promise<Relayed>): void =>
+    later('a callback', async () => {
+      const relayed = await delivery;
+      list(callbackDeviations(histories.callback(relayed.target.account, relayed.observation), relayed.exchange, relayed.target.original));
+    });
 
-  /** Passes one request on; `read`: its body, already read whole (a submission the relay may have changed). */
+  /**
+   * Passes one request on; `read`: its body, already read whole (a submission the relay may have changed). It goes
+   * once the deployment's time at its arrival is known (at once, unless it is read through the control API).
+   */
   const forward = (req: IncomingMessage, res: ServerResponse, read?: ReadRequest): void => {
+    const startedMs = read?.startedMs ?? now();
+    const sentMs = read?.sentMs ?? time.before();
+    if (typeof sentMs === 'number') return pass(req, res, read, startedMs, sentMs);
+    // A client gone meanwhile takes its request with it, as it does once the request has gone on.
+    void sentMs.then((at) => (res.destroyed ? undefined : pass(req, res, read, startedMs, at)));
+  };
+
+  /** `forward` once `sentMs`, the deployment's time at the request's arrival, is known. */
+  const pass = (req: IncomingMessage, res: ServerResponse, read: ReadRequest | undefined, startedMs: number, sentMs: number): void => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
-    const startedMs = read?.startedMs ?? now();
-    const sentMs = read?.sentMs ?? deploymentNow();
     const account = accountOf(req.headers);
     let clientGone = false;
     // No status line came in time and the client has the proxy's answer: what the upstream request does next is moot.
@@ -170,7 +195,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       clearTimeout(timer);
       const status = answer.statusCode ?? 502;
       firstByteMs = now();
-      const receivedMs = deploymentNow();
+      const receivedMs = time.after();
       answer.on('data', (chunk: Buffer) => keep(received, chunk, cap));
       // Registered before the pipe's own end handler, so the check is queued before the client sees the end.
       answer.on('end', () => {
@@ -241,7 +266,15 @@ export function createProxy(options: ProxyOptions): Proxy {
   };
 
   const routes = relay
-    ? relayRoutes(relay, { ownBase: () => ownBase, forward, now, deploymentNow, secrets: options.relay?.webhookSecret ? [options.relay.webhookSecret] : [], log, relayed: judgeCallback })
+    ? relayRoutes(relay, {
+        ownBase: () => ownBase,
+        forward,
+        now,
+        time,
+        signing: signingSecrets({ webhookSecret: options.relay?.webhookSecret, admin, timeoutMs: CONTROL_TIMEOUT_MS, wallNow: now, log }),
+        log,
+        relayed: judgeCallback,
+      })
     : null;
 
   const server = createServer((req, res) => {
@@ -263,7 +296,9 @@ export function createProxy(options: ProxyOptions): Proxy {
 
   return {
     upstream: upstreamBase,
-    listen(port = 4011, host = '127.0.0.1') {
+    async listen(port = 4011, host = '127.0.0.1') {
+      // The deployment's clock read a first time (or said to be unreadable) before the first client comes.
+      await time.ready();
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

@@ -2,33 +2,17 @@ import { expect, it } from 'vitest';
 import { createHistories } from '../../src/proxy/histories.ts';
 import { toExchange } from '../../src/wire/index.ts';
 import type { TimedExchange } from '../../src/observed/index.ts';
+import type { Status } from '../../src/observed/task-view.ts';
+import { task as observedTask } from '../unit/observed/histories.ts';
 
 // The proxy's feed of the shared checker: one history per account, judged after each exchange, each deviation
 // said once, and memory bounded by forgetting the oldest accounts and observations.
 
-const at = (s: number): string => `2026-11-26T10:00:${String(s).padStart(2, '0')}+08:00`;
-
-function task(id: string, status: string): Record<string, unknown> {
-  const terminal = ['succeeded', 'failed', 'canceled'].includes(status);
-  const points = { frozen: '40.000', charged: status === 'succeeded' ? '40.000' : '0.000', refunded: terminal && status !== 'succeeded' ? '40.000' : '0.000' };
-  return {
-    id,
-    object: 'task',
-    model: 'social-notes-data',
-    status,
-    created_at: at(0),
-    started_at: status === 'queued' || status === 'canceled' ? null : at(5),
-    finished_at: terminal ? at(20) : null,
-    input: { mode: 'note', note: 'https://notes.example/n/1', agree: true },
-    points,
-    output: status === 'succeeded' ? { text: 'note', files: [] } : null,
-    error: status === 'failed' ? { code: 'generation_failed', message: 'failed' } : status === 'canceled' ? { code: 'canceled', message: 'canceled' } : null,
-    metadata: {},
-  };
-}
+/** A task of the observed checker's hand-made histories, with its own id. */
+const task = (id: string, status: Status): Record<string, unknown> => ({ ...observedTask(status), id });
 
 /** A GET of a task in `status`, sent at `sentMs` and answered at `receivedMs` (machine ms far before the task's times). */
-function read(id: string, status: string, sentMs: number, receivedMs: number, requestId = `req_${id.slice(-6).toLowerCase()}`): TimedExchange {
+function read(id: string, status: Status, sentMs: number, receivedMs: number, requestId = `req_${id.slice(-6).toLowerCase()}`): TimedExchange {
   const exchange = toExchange(
     { method: 'GET', path: `/v1/tasks/${id}`, requestHeaders: {}, requestBody: undefined },
     { status: 200, headers: new Headers({ 'content-type': 'application/json', 'x-request-id': requestId }), text: JSON.stringify(task(id, status)) },
