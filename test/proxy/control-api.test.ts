@@ -9,6 +9,7 @@ import type { Emulator } from '../../src/index.ts';
 import { runCommand, spawnCommand } from '../support/command.ts';
 import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 import { ioUntil, startReceiver } from '../support/receiver.ts';
+import { beijing, taskOf } from './task-bodies.ts';
 
 // `proxy --admin-url --admin-token`: in front of an emulator whose clock is moved by hand, the proxy stamps what
 // it sees with the emulator's clock, read through the control API, so the whole conformance suite (callbacks
@@ -55,24 +56,6 @@ it('relaying callbacks in front of an emulator on a manual clock: the conformanc
 // A service of this file's own, which signs one callback with a secret that is not its account's. The accounts
 // and the clock are an emulator's (on real time, as the service's own times are).
 
-const beijing = (ms: number): string => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`;
-
-function taskOf(id: string, status: 'queued' | 'succeeded', order: string, t0: number): Record<string, unknown> {
-  return {
-    id,
-    object: 'task',
-    model: 'social-notes-data',
-    status,
-    created_at: beijing(t0),
-    started_at: status === 'queued' ? null : beijing(t0),
-    finished_at: status === 'succeeded' ? beijing(t0) : null,
-    input: { mode: 'note', note: `https://notes.example.com/n/${order}`, agree: true },
-    points: { frozen: '40.000', charged: status === 'succeeded' ? '40.000' : '0.000', refunded: '0.000' },
-    output: status === 'succeeded' ? { text: 'note details', files: [] } : null,
-    error: null,
-    metadata: { order },
-  };
-}
 
 it('without --webhook-secret, a callback signed with a secret not its account’s is reported, one signed with a rotated-out secret is not, and no key or secret is shown', async () => {
   const accounts = await createEmulator({ adminToken: ADMIN, log: () => undefined });
@@ -98,7 +81,7 @@ it('without --webhook-secret, a callback signed with a secret not its account’
       const order = sent.metadata.order;
       const id = `T261126100000${order.toUpperCase().slice(0, 6).padEnd(6, 'X')}`;
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': `req_${order.padEnd(24, 'x')}` }).end(JSON.stringify(taskOf(id, 'queued', order, t0)));
-      const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0), data: taskOf(id, 'succeeded', order, t0) });
+      const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
       const msgId = `msg_${order}1`;
       const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
       const signature = new Webhook(signers[order] ?? '').sign(msgId, new Date(), body);

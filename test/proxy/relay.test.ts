@@ -8,6 +8,7 @@ import type { EndedExchange } from '../../src/proxy/index.ts';
 import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 import { ioUntil, startReceiver } from '../support/receiver.ts';
 import type { Receiver } from '../support/receiver.ts';
+import { beijing, taskOf } from './task-bodies.ts';
 
 // `proxy --relay-callbacks`: task callbacks come through the proxy, which checks them with the shared checker and
 // passes them on unchanged. In front of the emulator nothing deviates and the receiver gets the service's exact,
@@ -151,24 +152,6 @@ it('parses --relay-callbacks with --public-url and --webhook-secret, and refuses
 
 // A service of this file's own, which calls back through the proxy's address in ways the reference rules out.
 
-const beijing = (ms: number): string => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`;
-
-function taskOf(id: string, status: 'queued' | 'processing' | 'succeeded', order: string, t0: number): Record<string, unknown> {
-  return {
-    id,
-    object: 'task',
-    model: 'social-notes-data',
-    status,
-    created_at: beijing(t0),
-    started_at: status === 'queued' ? null : beijing(t0 + 1000),
-    finished_at: status === 'succeeded' ? beijing(t0 + 2000) : null,
-    input: { mode: 'note', note: `https://notes.example.com/n/${order}`, agree: true },
-    points: { frozen: '40.000', charged: status === 'succeeded' ? '40.000' : '0.000', refunded: '0.000' },
-    output: status === 'succeeded' ? { text: 'note details', files: [] } : null,
-    error: null,
-    metadata: { order },
-  };
-}
 
 it('in front of a service that calls back wrongly: a bad signature and a callback before GET shows the task finished are reported', async () => {
   const hook = await receiver();

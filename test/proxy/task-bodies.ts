@@ -1,0 +1,23 @@
+/** A time as the service writes it: Beijing time, whole seconds, `+08:00`. */
+export const beijing = (ms: number): string => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`;
+
+/**
+ * A social-notes task as a stand-in upstream answers it: created at `t0`, started a second later and finished two
+ * seconds later where its status says so, `order` in its note and metadata.
+ */
+export function taskOf(id: string, status: 'queued' | 'processing' | 'succeeded', order: string, t0: number): Record<string, unknown> {
+  return {
+    id,
+    object: 'task',
+    model: 'social-notes-data',
+    status,
+    created_at: beijing(t0),
+    started_at: status === 'queued' ? null : beijing(t0 + 1000),
+    finished_at: status === 'succeeded' ? beijing(t0 + 2000) : null,
+    input: { mode: 'note', note: `https://notes.example.com/n/${order}`, agree: true },
+    points: { frozen: '40.000', charged: status === 'succeeded' ? '40.000' : '0.000', refunded: '0.000' },
+    output: status === 'succeeded' ? { text: 'note details', files: [] } : null,
+    error: null,
+    metadata: { order },
+  };
+}
