@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+
+// A script or CI step that starts the emulator through npm in the background and stops it with `kill $!` stops
+// npm, which forwards no signal: the emulator must leave with it, not live on holding its port. Run as a user's
+// script runs, in a non-interactive shell.
+
+const run = promisify(execFile);
+const ROOT = new URL('../..', import.meta.url).pathname;
+const dir = await mkdtemp(join(tmpdir(), 'svc-launcher-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Starts `command` in the background of a shell, waits for it to listen, kills the launcher, and tells what became of the emulator. */
+async function startAndKill(command: string): Promise<{ base: string; log: string; afterKill: string }> {
+  const log = join(dir, `${Date.now()}.log`);
+  const script = `${command} >'${log}' 2>&1 &
+launcher=$!
+i=0; until grep -q 'listening on' '${log}'; do i=$((i+1)); [ $i -gt 300 ] && exit 3; sleep 0.1; done
+kill $launcher`;
+  await run('sh', ['-c', script], { cwd: ROOT, timeout: 60_000 });
+  const base = /listening on (http:\/\/\S+)/.exec(await readFile(log, 'utf8'))?.[1] ?? '';
+  // The emulator closes within its own second of npm's going; then its port refuses.
+  let afterKill = 'still answering';
+  for (let i = 0; i < 50 && afterKill === 'still answering'; i++) {
+    try {
+      await fetch(`${base}/_emulator/health`, { headers: { Connection: 'close' }, signal: AbortSignal.timeout(1000) });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } catch {
+      afterKill = 'refused';
+    }
+  }
+  return { base, log: await readFile(log, 'utf8'), afterKill };
+}
+
+it.each([
+  ['npx svc-emulator start', 'npx --no-install svc-emulator start --memory --port 0'],
+  ['npm start', 'npm start -- --memory --port 0'],
+])('stops the emulator started by %s when the script kills that command', async (_form, command) => {
+  const { base, log, afterKill } = await startAndKill(command);
+  expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(afterKill, log).toBe('refused');
+  expect(log).toMatch(/svc-emulator: npm \(process \d+\), which started it, has gone/);
+  expect(log).toContain('svc-emulator: closed, store flushed');
+}, 60_000);
