@@ -111,7 +111,7 @@ async function checkAfterResetKill(
   rng: Prng,
   before: StateDocument,
   resetAcknowledged: boolean,
-): Promise<string> {
+): Promise<{ summary: string; cli: CliEmulator }> {
   const data = leftOnDisk();
   const wiped = acked.accounts.map((a) => !data.accounts.some((stored) => stored.id === a.id));
   expect(new Set(wiped).size, 'the reset took effect for every account or for none').toBe(1);
@@ -119,7 +119,8 @@ async function checkAfterResetKill(
   if (!wiped[0]) {
     // Nothing ran between the copy and the reset (the clients had stopped, the callbacks had settled).
     expect(data, 'the store before the reset, every record as it was').toEqual(before);
-    return `the reset was lost with the process; ${(await restartAndCheck(acked, plans, round, rng)).summary}`;
+    const restarted = await restartAndCheck(acked, plans, round, rng);
+    return { summary: `the reset was lost with the process; ${restarted.summary}`, cli: restarted.cli };
   }
   // The fresh store, every table of it: the demo account funded once, and nothing else.
   expect(data.accounts.map((a) => a.id), 'a fresh store: the demo account alone').toEqual(['acct_demo']);
@@ -127,15 +128,16 @@ async function checkAfterResetKill(
   expect(data.ledger.map((e) => [e.account_id, e.kind, e.points]), 'a fresh store: the demo account funded once').toEqual([['acct_demo', 'fund', '100000.000']]);
   const rest = { tasks: data.tasks, idempotency: data.idempotency, files: data.files, deliveries: data.deliveries, calls: data.calls, scenarios: data.scenarios };
   expect(rest, 'a fresh store: no record of before the reset').toEqual({ tasks: [], idempotency: [], files: [], deliveries: [], calls: [], scenarios: [] });
-  const admin = adminOf(await start());
+  const cli = await start();
+  const admin = adminOf(cli);
   const accounts = expectStatus<{ data: { id: string }[] }>(await admin.get('/_emulator/accounts'), 200, 'accounts').data;
   expect(accounts.map((a) => a.id), 'a fresh store: the demo account alone').toEqual(['acct_demo']);
   await checkLedger(admin, { id: 'acct_demo', opening: '100000.000' }, acked);
   expect(await tasksOf(admin, 'acct_demo')).toEqual([]);
-  return `the reset was kept${resetAcknowledged ? ' (it was answered)' : ' (it was not answered)'}: a fresh store`;
+  return { summary: `the reset was kept${resetAcknowledged ? ' (it was answered)' : ' (it was not answered)'}: a fresh store`, cli };
 }
 
-it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first as the write-ahead log is checkpointed under load, the last inside a reset (seed ${SEED})`, { timeout: 60_000 }, async () => {
+it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first as the write-ahead log is checkpointed under load, the last inside a reset, and an answered reset kept (seed ${SEED})`, { timeout: 60_000 }, async () => {
   onTestFailed(() => console.error(`kill9: run again with CRASH_SEED=${SEED}`));
   const rng = prng(SEED);
   let cli = await start();
@@ -181,6 +183,17 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
   const before = stateOnDisk(ws.db);
   const reset = await killDuringReset(cli, point);
   const stage = walStage(ws.db);
-  const summary = await checkAfterResetKill(acked, plans, ROUNDS + 1, rng, before, reset.acknowledged);
-  console.log(`round ${ROUNDS + 1}: load for ${loadMs} ms (answered ${JSON.stringify(load.answered)}), then a reset killed ${when}, ${stage}; ${summary}`);
+  const after = await checkAfterResetKill(acked, plans, ROUNDS + 1, rng, before, reset.acknowledged);
+  console.log(`round ${ROUNDS + 1}: load for ${loadMs} ms (answered ${JSON.stringify(load.answered)}), then a reset killed ${when}, ${stage}; ${after.summary}`);
+
+  // Whether that reset was answered is chance; an answered one must be kept every time: one more, with an account
+  // of its own to wipe, killed the moment its answer is in.
+  const admin2 = adminOf(after.cli);
+  const doomed = expectStatus<{ id: string }>(await admin2.post('/_emulator/accounts', { points: '1.000' }), 201, 'account').id;
+  expectStatus(await admin2.post('/_emulator/reset', {}), 200, 'reset');
+  after.cli.child.kill('SIGKILL');
+  await after.cli.exited;
+  const kept = leftOnDisk();
+  expect(kept.accounts.map((a) => a.id), `an answered reset is kept (${doomed} wiped)`).toEqual(['acct_demo']);
+  expect(kept.tasks, 'an answered reset is kept: no task').toEqual([]);
 });
