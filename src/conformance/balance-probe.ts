@@ -1,16 +1,18 @@
 import type { Observer } from '../observed/index.ts';
 import type { Client } from './client.ts';
+import { controlRequest } from './setup.ts';
+import type { Admin } from './setup.ts';
 
 /**
  * With the control API the suite can read its account's balance, so the behaviour checks can hold the balance to
  * the task's points: read around a submission, its idempotent replay and its cancel (nothing else of the account
  * moves meanwhile: the suite's account is its own). Errors of the requests are the other checks' to report.
  */
-export async function probeBalance(api: Client, observer: Observer, admin: { url: string; token: string }, account: string, timeoutMs: number): Promise<void> {
+export async function probeBalance(api: Client, observer: Observer, admin: Admin, account: string, timeoutMs: number): Promise<void> {
   const available = async (): Promise<string | null> => {
-    const res = await fetch(`${admin.url}/_emulator/accounts/${encodeURIComponent(account)}`, { headers: { Authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await res.json().catch(() => null)) as { available?: unknown } | null;
-    return res.ok && typeof body?.available === 'string' ? body.available : null;
+    const answer = await controlRequest(admin, 'GET', `/_emulator/accounts/${encodeURIComponent(account)}`, undefined, timeoutMs);
+    const body = answer.json as { available?: unknown } | undefined;
+    return answer.status === 200 && typeof body?.available === 'string' ? body.available : null;
   };
   const around = async (request: () => Promise<unknown>): Promise<void> => {
     const before = await available();

@@ -1,3 +1,6 @@
+import { controlRequest } from './setup.ts';
+import type { Admin } from './setup.ts';
+
 /**
  * The deployment's time as the suite estimates it, in epoch ms. The behaviour checks compare the times a client
  * saw (when a read went out, when a callback came) with the times the deployment wrote (started_at,
@@ -27,28 +30,33 @@ export function wallClock(): DeploymentClock {
 }
 
 /** The emulator's clock through GET /_emulator/clock; a clock it cannot read is taken as the wall clock. */
-export async function emulatorClock(admin: { url: string; token: string }, timeoutMs: number): Promise<DeploymentClock> {
+export async function emulatorClock(admin: Admin, timeoutMs: number): Promise<DeploymentClock> {
   let anchor = { deployment: Date.now(), wall: Date.now(), speed: 1 as number | null };
-  const now = (): number => anchor.deployment + (Date.now() - anchor.wall) * (anchor.speed ?? 0.001);
+  let last = -Infinity;
+  /**
+   * Whole seconds on the wire: within a second of the truth, as the checks' skew allows. A manual clock still gets
+   * a thousandth of the wall time gone by, and every stamp is later than the one before (a new reading anchors
+   * anew), so that what happened later is never stamped the same or earlier (a GET sent before an advance, a
+   * callback that came during it).
+   */
+  const now = (): number => {
+    last = Math.max(anchor.deployment + (Date.now() - anchor.wall) * (anchor.speed ?? 0.001), last + 0.001);
+    return last;
+  };
   const sync = async (): Promise<void> => {
-    const res = await fetch(`${admin.url}/_emulator/clock`, { headers: { Authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(timeoutMs) });
-    const answer = (await res.json().catch(() => ({}))) as ClockAnswer;
-    const deployment = typeof answer.now === 'string' ? Date.parse(answer.now) : NaN;
-    if (!res.ok || Number.isNaN(deployment)) return;
-    const speed = answer.mode === 'manual' ? null : typeof answer.speed === 'number' && answer.speed > 0 ? answer.speed : 1;
+    const answer = await controlRequest(admin, 'GET', '/_emulator/clock', undefined, timeoutMs);
+    const clock = (answer.json ?? {}) as ClockAnswer;
+    const deployment = typeof clock.now === 'string' ? Date.parse(clock.now) : NaN;
+    if (answer.status !== 200 || Number.isNaN(deployment)) return;
+    const speed = clock.mode === 'manual' ? null : typeof clock.speed === 'number' && clock.speed > 0 ? clock.speed : 1;
     anchor = { deployment, wall: Date.now(), speed };
   };
-  await sync();
+  await sync().catch(() => undefined);
   return {
-    // Whole seconds on the wire: within a second of the truth, as the checks' skew allows. A manual clock still
-    // gets a thousandth of the wall time gone by, so that what happened later is never stamped the same (a GET
-    // sent before an advance, a callback that came during it).
     now,
     async read() {
-      const before = anchor;
       await sync().catch(() => undefined);
-      // Later than anything stamped before it, for the same reason.
-      return Math.max(now(), before.deployment + (Date.now() - before.wall) * (before.speed ?? 0.001));
+      return now();
     },
     sync,
   };

@@ -83,7 +83,8 @@ export function createObserver(): Observer {
       }
       const format = TEXT_PATHS[path];
       if (method === 'POST' && format && status === 200) {
-        const sent = isRecord(parseJson(exchange.requestBody ?? '')) ? (parseJson(exchange.requestBody ?? '') as Record<string, unknown>) : {};
+        const body = parseJson(exchange.requestBody ?? '');
+        const sent = isRecord(body) ? body : {};
         const max = [sent.max_tokens, sent.max_completion_tokens, sent.max_output_tokens].find((v) => typeof v === 'number');
         const common = { requestId, format, maxTokens: typeof max === 'number' ? max : null, promptNonEmpty: promptHasText(sent) };
         texts.push(

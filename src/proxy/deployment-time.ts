@@ -62,9 +62,8 @@ export function controlTime(admin: Admin, options: { timeoutMs: number; wallNow:
     const read = (async () => {
       const known = await connect().catch(() => null);
       const at = known ? await known.read() : options.wallNow();
-      // Each reading is later than the one before, as what it stamps came later: a reading anchors anew (its
-      // thousandths start again) and whole seconds on the wire could put it a little behind; an equal stamp would
-      // leave two exchanges in either order.
+      // `emulatorClock` stamps in increasing order itself; this keeps the order while the machine's clock stands
+      // in for it (a control API not read yet), as an equal stamp would leave two exchanges in either order.
       last = Math.max(at, last + 0.001);
       return last;
     })();
