@@ -1,0 +1,16 @@
+export { createFaultRules, isCallbackRule } from './rule-set.ts';
+export type { FaultRules } from './rule-set.ts';
+export { pathMatches } from './match.ts';
+export { CALLBACK_FAULTS, REQUEST_FAULTS } from './types.ts';
+export type {
+  CallbackFacts,
+  CallbackFault,
+  CallbackMatch,
+  CallbackRule,
+  FaultRule,
+  RequestFacts,
+  RequestFault,
+  RequestMatch,
+  RequestRule,
+  RuleInput,
+} from './types.ts';
