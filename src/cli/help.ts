@@ -82,6 +82,9 @@ its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
                      by hand gives no false findings; with --relay-callbacks and no --webhook-secret, each callback
                      is checked with the secrets of the account whose key submitted the task (read, never shown)
   --admin-token T    the emulator's control API token (goes with --admin-url)
+  --faults FILE      inject faults (YAML or JSON, the body of POST /_emulator/faults): an error or a reset is the
+                     proxy's own answer and never reaches the service; latency, cut and trickle shape the
+                     service's answer (its recording is marked); GET /_emulator/proxy/faults lists them with hits
 
 A recording becomes scenarios and text fixtures with svc-emulator import-recording DIR, and is replayed against
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
+import type { FaultRules } from '../faults/index.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../proxy/upstream-failure.ts';
@@ -19,6 +20,8 @@ export interface ProxyCommandOptions {
   relay: { publicUrl: string | null; webhookSecret: string | null } | null;
   /** --admin-url and --admin-token: an emulator's control API, for its clock and its accounts' signing secrets. */
   admin: { url: string; token: string } | null;
+  /** --faults FILE: fault rules to inject. */
+  faults: string | null;
 }
 
 export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
@@ -36,6 +39,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     'webhook-secret': { type: 'string' },
     'admin-url': { type: 'string' },
     'admin-token': { type: 'string' },
+    faults: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) throw new HelpRequested(PROXY_HELP);
@@ -84,6 +88,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     upstreamTimeoutMs,
     relay: relaying ? { publicUrl: publicUrl ?? null, webhookSecret: secret ?? null } : null,
     admin: adminUrl !== undefined && adminToken ? { url: adminUrl, token: adminToken } : null,
+    faults: values.faults ?? null,
   };
 }
 
@@ -107,6 +112,19 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   } catch (err) {
     throw new UsageError(`svc-emulator proxy: --record ${options.record ?? ''}: cannot write there (${(err as Error).message})`);
   }
+  let faults: FaultRules | undefined;
+  if (options.faults !== null) {
+    const { createFaultRules, readFaultFile } = await import('../faults/index.ts');
+    const { createContract } = await import('../contract/index.ts');
+    let file: ReturnType<typeof readFaultFile>;
+    try {
+      file = readFaultFile(options.faults, createContract());
+    } catch (err) {
+      throw new UsageError(`svc-emulator proxy: --faults: ${(err as Error).message}`);
+    }
+    faults = createFaultRules(() => String(machineNow()));
+    faults.add(file.rules, file.seed);
+  }
   const relay = options.relay && {
     ...(options.relay.publicUrl !== null ? { publicUrl: options.relay.publicUrl } : {}),
     ...(options.relay.webhookSecret !== null ? { webhookSecret: options.relay.webhookSecret } : {}),
@@ -117,6 +135,7 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
     ...(recorder ? { onExchange: recorder.onExchange } : {}),
     ...(relay ? { relay } : {}),
     ...(options.admin ? { admin: options.admin } : {}),
+    ...(faults ? { faults } : {}),
   });
   const url = await server.listen(options.port, options.host);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
@@ -130,6 +149,7 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
           : 'signatures not checked (no --webhook-secret or --admin-url)';
     console.log(`relaying task callbacks through ${options.relay.publicUrl ?? url}/_proxy/callbacks/ (${signatures})`);
   }
+  if (faults) console.log(`injecting faults: ${faults.list().length} rule(s) from ${options.faults}`);
   if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);
   let stopping = false;
   const stop = (): void => {

@@ -14,3 +14,9 @@ export type {
   RequestRule,
   RuleInput,
 } from './types.ts';
+export { answerInjectedError, FAULT_ERRORS, knownFaultCode } from './error-answer.ts';
+export { shapeAnswer } from './shape-answer.ts';
+export type { AnswerFault } from './shape-answer.ts';
+export { checkRules } from './check.ts';
+export { readFaultFile } from './file.ts';
+export type { FaultFile } from './file.ts';

@@ -67,6 +67,8 @@ export interface EndedExchange {
    * encoding the proxy cannot undo.
    */
   response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null; truncated: boolean };
+  /** The fault the proxy injected into it (`--faults`): the client saw the answer late, slow or cut short. */
+  injected?: { rule: string; kind: string };
 }
 
 /** One proxied request and its answer, with the times the recorder needs. */

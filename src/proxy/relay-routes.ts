@@ -5,6 +5,7 @@ import type { Relayed } from './deliveries.ts';
 import { answerJson } from './headers.ts';
 import type { DeploymentTime } from './deployment-time.ts';
 import type { Relay, SigningSecrets } from './relay.ts';
+import type { Injected } from './faults.ts';
 
 /**
  * A request whose body the proxy read whole before passing it on: `sent` as the client sent it (what the checks
@@ -21,7 +22,7 @@ export interface ReadRequest {
 export interface RelayDeps {
   /** The proxy's address as the service reaches it; null until known. */
   ownBase: () => string | null;
-  forward: (req: IncomingMessage, res: ServerResponse, read?: ReadRequest) => void;
+  forward: (req: IncomingMessage, res: ServerResponse, read?: ReadRequest, injected?: Injected | null) => void;
   now: () => number;
   time: DeploymentTime;
   /** The secrets the callbacks of a submission with these headers are checked with; undefined: not checked. */
@@ -32,7 +33,10 @@ export interface RelayDeps {
 }
 
 /** The proxy's two routes of the callback relay: task submissions, and the callbacks that come back. */
-export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: IncomingMessage, res: ServerResponse): void; deliver(req: IncomingMessage, res: ServerResponse, token: string): void } {
+export function relayRoutes(
+  relay: Relay,
+  deps: RelayDeps,
+): { submit(req: IncomingMessage, res: ServerResponse, read?: ReadRequest, injected?: Injected | null): void; deliver(req: IncomingMessage, res: ServerResponse, token: string): void } {
   let warnedSigned = false;
   return {
     /**
@@ -40,28 +44,30 @@ export function relayRoutes(relay: Relay, deps: RelayDeps): { submit(req: Incomi
      * signed request goes on as it is (a changed body would no longer match its signature), and so does a
      * compressed one.
      */
-    submit(req, res) {
-      const startedMs = deps.now();
+    submit(req, res, read, injected = null) {
       const signed = req.headers['x-svc-signature'] !== undefined;
       if (signed || (req.headers['content-encoding'] ?? 'identity') !== 'identity') {
         if (signed && !warnedSigned) {
           warnedSigned = true;
           deps.log('proxy: a signed task submission keeps its webhook_url (changing the body would break its signature): its callback does not pass through the proxy');
         }
-        return deps.forward(req, res);
+        return deps.forward(req, res, read, injected);
       }
-      const sentMs = deps.time.before();
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('error', () => res.destroy());
-      req.on('end', () => {
-        const sent = Buffer.concat(chunks);
+      const rewrite = (sent: Buffer, startedMs: number, sentMs: ReadRequest['sentMs']): void => {
         const account = accountOf(req.headers);
         const base = deps.ownBase();
         const secrets = deps.signing(req.headers);
         const body = account === null || base === null ? null : relay.rewrite(sent, { account, ...(secrets ? { secrets } : {}) }, base);
-        deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs });
-      });
+        deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs }, injected);
+      };
+      // Read already (the fault rules read every body first).
+      if (read) return rewrite(read.sent, read.startedMs, read.sentMs);
+      const startedMs = deps.now();
+      const sentMs = deps.time.before();
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('error', () => res.destroy());
+      req.on('end', () => rewrite(Buffer.concat(chunks), startedMs, sentMs));
     },
     /** A callback for one of the addresses given out: passed on to the original; an unknown token is 404. */
     deliver(req, res, token) {

@@ -9,6 +9,7 @@ import type { ResponseContract } from '../conformance/spec.ts';
 import { createContract } from '../contract/index.ts';
 import { machineNow } from '../clock/index.ts';
 import { HOP_BY_HOP } from '../wire/index.ts';
+import type { FaultRules } from '../faults/index.ts';
 import { createRandom, ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { accountOf } from './account.ts';
@@ -20,6 +21,8 @@ import { controlTime, knownTime } from './deployment-time.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
 import type { EndedExchange } from './exchange.ts';
 import { answerJson, forwardable, headerObject } from './headers.ts';
+import { throughFaults } from './faults.ts';
+import type { Injected } from './faults.ts';
 import { createHistories } from './histories.ts';
 import type { HistoryMemory } from './histories.ts';
 import { CALLBACK_PATH, createRelay } from './relay.ts';
@@ -70,6 +73,13 @@ export interface ProxyOptions {
   relay?: RelayOptions;
   /** How much of each account's history the shared checker judges, and how many accounts are followed. */
   historyMemory?: HistoryMemory;
+  /**
+   * Faults to inject (`--faults FILE`): an error or a reset is the proxy's own answer and never reaches the
+   * service; latency, a cut and a trickle shape the service's answer, whose recording is marked.
+   */
+  faults?: FaultRules;
+  /** Resolves after `ms` of real time (default: a timer); the pace of injected latency and trickles. */
+  wait?: (ms: number) => Promise<void>;
 }
 
 export interface Proxy {
@@ -83,6 +93,8 @@ export interface Proxy {
   exchanges(): number;
   /** Resolves once the checks of every exchange that has ended are done. */
   settled(): Promise<void>;
+  /** The fault rules in force, with their counts; empty without `faults`. */
+  faults(): ReturnType<FaultRules['list']>;
 }
 
 /** Real ms each request to the control API has (a reading of the clock holds a request back until it is done). */
@@ -165,16 +177,16 @@ export function createProxy(options: ProxyOptions): Proxy {
    * Passes one request on; `read`: its body, already read whole (a submission the relay may have changed). It goes
    * once the deployment's time at its arrival is known (at once, unless it is read through the control API).
    */
-  const forward = (req: IncomingMessage, res: ServerResponse, read?: ReadRequest): void => {
+  const forward = (req: IncomingMessage, res: ServerResponse, read?: ReadRequest, injected: Injected | null = null): void => {
     const startedMs = read?.startedMs ?? now();
     const sentMs = read?.sentMs ?? time.before();
-    if (typeof sentMs === 'number') return pass(req, res, read, startedMs, sentMs);
+    if (typeof sentMs === 'number') return pass(req, res, read, startedMs, sentMs, injected);
     // A client gone meanwhile takes its request with it, as it does once the request has gone on.
-    void sentMs.then((at) => (res.destroyed ? undefined : pass(req, res, read, startedMs, at)));
+    void sentMs.then((at) => (res.destroyed ? undefined : pass(req, res, read, startedMs, at, injected)));
   };
 
   /** `forward` once `sentMs`, the deployment's time at the request's arrival, is known. */
-  const pass = (req: IncomingMessage, res: ServerResponse, read: ReadRequest | undefined, startedMs: number, sentMs: number): void => {
+  const pass = (req: IncomingMessage, res: ServerResponse, read: ReadRequest | undefined, startedMs: number, sentMs: number, injected: Injected | null): void => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const account = accountOf(req.headers);
@@ -184,9 +196,11 @@ export function createProxy(options: ProxyOptions): Proxy {
     let firstByteMs = startedMs;
     const sent = capture();
     const received = capture();
+    // A body read ahead goes on with its own length (the relay may have changed it); a request without one, without.
+    const sized = read !== undefined && (read.body.length > 0 || req.headers['content-length'] !== undefined);
     const headers = forwardable(req.rawHeaders, new Set([...HOP_BY_HOP, 'host', ...(read ? ['content-length'] : [])]));
     headers.push(['Host', upstream.host]);
-    if (read) headers.push(['Content-Length', String(read.body.length)]);
+    if (read && sized) headers.push(['Content-Length', String(read.body.length)]);
     const out = send(`${upstreamBase}${path}`, { method, headers: headerObject(headers) });
     // A timer of real time, not the injected clock's: the proxy stands in front of a real service.
     // Counted from the request's arrival, a submission read whole before it went on included.
@@ -200,12 +214,15 @@ export function createProxy(options: ProxyOptions): Proxy {
       // Registered before the pipe's own end handler, so the check is queued before the client sees the end.
       answer.on('end', () => {
         const endMs = now();
-        check(() =>
-          exchangeOf(
-            { method, path, headers: req.headers, rawHeaders: req.rawHeaders, body: sent },
-            { status, statusMessage: answer.statusMessage ?? '', rawHeaders: answer.rawHeaders, body: received },
-            { upstream: upstreamBase, startedMs, firstByteMs, endMs },
-          ),
+        check(
+          () => ({
+            ...exchangeOf(
+              { method, path, headers: req.headers, rawHeaders: req.rawHeaders, body: sent },
+              { status, statusMessage: answer.statusMessage ?? '', rawHeaders: answer.rawHeaders, body: received },
+              { upstream: upstreamBase, startedMs, firstByteMs, endMs },
+            ),
+            ...(injected ? { injected } : {}),
+          }),
           account,
           { sentMs, receivedMs },
         );
@@ -277,10 +294,22 @@ export function createProxy(options: ProxyOptions): Proxy {
       })
     : null;
 
+  const faults = options.faults ?? null;
+  const wait = options.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  /** A `/v1` request on its way: the relay's submission route, or straight on. */
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, read?: ReadRequest, injected: Injected | null = null): void => {
+    if (routes && req.method === 'POST' && path === '/v1/tasks') return routes.submit(req, res, read, injected);
+    return forward(req, res, read, injected);
+  };
+
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (routes && req.method === 'POST' && path === '/v1/tasks') return routes.submit(req, res);
-    if (path === '/v1' || path.startsWith('/v1/')) return forward(req, res);
+    if (path === '/v1' || path.startsWith('/v1/')) {
+      // Without rules nothing is read ahead: the request streams on as it comes.
+      if (faults === null || faults.empty) return route(req, res, path);
+      return throughFaults({ rules: faults, random, now, time, wait }, req, res, (read, injected) => route(req, res, path, read, injected));
+    }
+    if (path === '/_emulator/proxy/faults' && req.method === 'GET') return answerJson(res, 200, { data: faults?.list() ?? [] });
     if (routes && path.startsWith(CALLBACK_PATH)) return routes.deliver(req, res, path.slice(CALLBACK_PATH.length));
     if (path === '/_emulator/proxy/deviations' && req.method === 'GET') {
       void Promise.all([...pending]).then(() => answerJson(res, 200, { data: found, count: found.length }));
@@ -317,6 +346,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       await Promise.all([...pending]);
     },
     deviations: () => [...found],
+    faults: () => faults?.list() ?? [],
     exchanges: () => checked,
     settled: async () => {
       await Promise.all([...pending]);

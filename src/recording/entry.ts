@@ -183,6 +183,7 @@ export function harEntry(ended: EndedExchange, options: { keepContent: boolean }
   const request = requestOf(ended, r);
   const response = responseOf(ended, r);
   if (r.redacted.size > 0) extra.redacted = [...r.redacted].sort();
+  if (ended.injected) extra.injectedFault = { ...ended.injected };
 
   const wait = Math.max(0, ended.firstByteMs - ended.startedMs);
   const receive = Math.max(0, ended.endMs - Math.max(ended.firstByteMs, ended.startedMs));

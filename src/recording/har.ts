@@ -52,6 +52,11 @@ export interface HarEntryExtra {
   redacted?: string[];
   /** The body went over the recorder's cap and is left out. */
   truncated?: boolean;
+  /**
+   * The fault the proxy injected (`--faults`): the client saw this answer late, slowly or cut short, though the
+   * service sent it whole. Errors and resets the proxy made up are not recorded: they are not the service's.
+   */
+  injectedFault?: { rule: string; kind: string };
 }
 
 export interface HarEntry {

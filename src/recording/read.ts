@@ -138,5 +138,7 @@ function extraOf(raw: Record<string, unknown>): HarEntryExtra {
   if (typeof raw['task'] === 'string') extra.task = raw['task'];
   if (Array.isArray(raw['redacted'])) extra.redacted = raw['redacted'].filter((r): r is string => typeof r === 'string');
   if (raw['truncated'] === true) extra.truncated = true;
+  const fault = raw['injectedFault'];
+  if (isPlainObject(fault) && typeof fault['rule'] === 'string' && typeof fault['kind'] === 'string') extra.injectedFault = { rule: fault['rule'], kind: fault['kind'] };
   return extra;
 }
