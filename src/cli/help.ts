@@ -90,6 +90,22 @@ A recording becomes scenarios and text fixtures with svc-emulator import-recordi
 an emulator, answer by answer, with svc-emulator parity DIR --base-url URL.
 `;
 
+export const VERDICT_HELP = `Usage: svc-emulator verdict --base-url URL --admin-token T [--key K] [--account A] [--junit FILE] [--json FILE]
+
+Judges how a client behaved against a running emulator, from every request of its key and every answer of its
+callback receiver the emulator saw since its last reset: retries, idempotency keys, backoff, polling, and a
+receiver's answers to callbacks, forged and stale deliveries and duplicates (GET /_emulator/verdict). Prints one
+line per check: pass, FAIL with its reason and evidence (request ids, webhook-ids), or n/a when the run never
+exercised it. Exit 0 when no check failed, 1 when one did, 2 for a usage error or an emulator that does not answer.
+
+  --base-url URL     the emulator (scheme and host)
+  --admin-token T    its control API token (or SVC_EMULATOR_ADMIN_TOKEN)
+  --key K            judge only this API key's requests
+  --account A        judge only this account's requests and callbacks
+  --junit FILE       write JUnit XML (a check not exercised is a skipped test case)
+  --json FILE        write the verdict as JSON
+`;
+
 export const IMPORT_RECORDING_HELP = `Usage: svc-emulator import-recording DIR [--out OUTDIR]
 
 Turns a recording of the proxy (DIR: a folder of .har files, or one .har file) into scenario files the emulator

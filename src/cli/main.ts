@@ -1,7 +1,7 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreDamageError, StoreFullError, StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
-import { CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP } from './help.ts';
+import { CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
 import { HelpRequested, suggestion, UsageError } from './args.ts';
 import { parseStartOptions, START_HELP } from './start-options.ts';
 
@@ -17,6 +17,7 @@ Commands:
   proxy     forward to a deployment, check every answer against the contract, record the traffic (svc-emulator proxy --help)
   import-recording  turn a recording into scenarios and text answers the emulator replays (svc-emulator import-recording --help)
   parity    replay a recording against a deployment and report each answer that differs (svc-emulator parity --help)
+  verdict   judge how a client coped: retries, idempotency, backoff, polling, its callback receiver (svc-emulator verdict --help)
 
 ${START_HELP}
 ${RECEIVE_HELP}
@@ -24,9 +25,10 @@ ${CONFORMANCE_HELP}
 ${STORE_HELP}
 ${PROXY_HELP}
 ${IMPORT_RECORDING_HELP}
-${PARITY_HELP}`;
+${PARITY_HELP}
+${VERDICT_HELP}`;
 
-const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'help'];
+const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'verdict', 'help'];
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -61,6 +63,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'parity') {
       const { parity, parseParityOptions } = await import('./parity.ts');
       process.exit(await parity(parseParityOptions(rest)));
+    }
+    if (command === 'verdict') {
+      const { parseVerdictOptions, verdict } = await import('./verdict.ts');
+      process.exit(await verdict(parseVerdictOptions(rest, process.env)));
     }
     if (command.startsWith('-')) throw new UsageError(`svc-emulator: ${command} goes after a command (svc-emulator start ${command} …; svc-emulator --help lists them)`);
     throw new UsageError(`svc-emulator: unknown command '${command}'${suggestion(command, COMMANDS, '')} (svc-emulator --help lists them)`);

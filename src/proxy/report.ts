@@ -1,4 +1,4 @@
-import { escapeXml } from '../conformance/report.ts';
+import { escapeXml } from '../junit/index.ts';
 import { PROXY_CHECKS } from './checks.ts';
 import type { Deviation } from './checks.ts';
 
