@@ -11,12 +11,13 @@ export class ApiFailure extends Error {
 
 const ENCODER = new TextEncoder();
 
-/** Bytes of answers read so far, for the page's footer: a quiet emulator should cost a few per poll. */
-export const traffic = { bytes: 0, requests: 0 };
-
-/** A client of the control API; `token()` gives the admin token of the moment. */
+/**
+ * A client of the control API; `token()` gives the admin token of the moment. Its `traffic` counts the answers
+ * read so far and their bytes, for the page's footer: a quiet emulator should cost a few per poll.
+ */
 export function createApi(token) {
-  return async function api(method, path, body) {
+  const traffic = { bytes: 0, requests: 0 };
+  async function api(method, path, body) {
     // The header marks the dashboard's own calls: its polling reads are logged at debug, not info.
     const headers = { Authorization: `Bearer ${token()}`, 'X-Emulator-Client': 'dashboard' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -40,7 +41,9 @@ export function createApi(token) {
       throw new ApiFailure(res.status, error.code ?? 'error', error.message ?? `HTTP ${res.status}`);
     }
     return data;
-  };
+  }
+  api.traffic = traffic;
+  return api;
 }
 
 /** `?a=1&b=2` of the given values, leaving out empty ones. */

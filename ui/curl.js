@@ -43,23 +43,39 @@ function bodyOf(record, task) {
   return { body: undefined, note: 'The body was not recorded: put it in request.json.' };
 }
 
+/** Recorded headers a call is sent again with, as they were (the rest are the client's or curl's own). */
+const KEPT_HEADERS = ['idempotency-key', 'anthropic-version', 'anthropic-beta'];
+
+/** A recorded header's value, by its lower-case name; undefined when not recorded (or not sent). */
+const headerOf = (record, name) => record.request_headers?.[name];
+
 /**
- * The curl command of a call record. `task` is the control API's view of the task the call made, if any;
- * `origin` the emulator's address as this page reached it.
+ * The curl command of a call record: the same method, path and query string, the headers that change what the
+ * call does, and the body as far as it can be rebuilt. `task` is the control API's view of the task the call
+ * made, if any; `origin` the emulator's address as this page reached it.
  */
 export function curlFor(record, { origin, task }) {
   const { body, note, form } = bodyOf(record, task);
-  const lines = [`curl -sS -X ${record.method} ${shellQuote(`${origin}${record.path}`)}`];
-  lines.push(`-H "Authorization: Bearer $SVC_KEY"`);
-  if (record.path === '/v1/tasks' && task && task.scenario !== 'default') {
-    // The same scenario again, however it was chosen the first time.
-    lines.push(`-H ${shellQuote(`X-Emulator-Scenario: ${task.scenario}`)}`);
+  const target = `${origin}${record.path}${record.query ? `?${record.query}` : ''}`;
+  const lines = [`curl -sS -X ${record.method} ${shellQuote(target)}`];
+  // The key as the call carried it: a Messages client may have sent it as x-api-key.
+  if (headerOf(record, 'x-api-key') !== undefined && headerOf(record, 'authorization') === undefined) lines.push(`-H "x-api-key: $SVC_KEY"`);
+  else lines.push(`-H "Authorization: Bearer $SVC_KEY"`);
+  for (const name of KEPT_HEADERS) {
+    const value = headerOf(record, name);
+    if (value !== undefined) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   }
+  // The same scenario again, however it was chosen the first time (named, matched or the default).
+  const scenario = record.scenario ?? (record.path === '/v1/tasks' ? task?.scenario : undefined) ?? headerOf(record, 'x-emulator-scenario');
+  if (scenario && scenario !== 'default') lines.push(`-H ${shellQuote(`X-Emulator-Scenario: ${scenario}`)}`);
   if (form) lines.push(`-F 'file=@FILE'`);
   if (body !== null) lines.push(`-H 'Content-Type: application/json'`);
   if (body) lines.push(`-d ${shellQuote(JSON.stringify(body))}`);
   else if (body === undefined) lines.push('-d @request.json');
   const key = redactKey(record.key);
   const keyNote = key ? `Set SVC_KEY to the key ${key} first.` : 'Set SVC_KEY to an API key first (this call carried no known key).';
-  return { command: lines.join(' \\\n  '), note: `${keyNote} ${note}` };
+  const signed = headerOf(record, 'x-svc-signature') !== undefined
+    ? ' The call was signed: its X-Svc-Timestamp, X-Svc-Nonce and X-Svc-Signature are not recorded; sign it again with the key\'s signing secret.'
+    : '';
+  return { command: lines.join(' \\\n  '), note: `${keyNote} ${note}${signed}` };
 }

@@ -1,7 +1,7 @@
 // Scenarios in words: a task scenario by its seconds in the queue and in processing and how it ends; a text
 // scenario (one with a `text` block, scenarios/text.yaml) by how its calls stream and end. Text calls have no
 // queue: showing them task timings would say something the emulator never does.
-import { h } from './dom.js';
+import { $, emptyRow, h, renderInto } from './dom.js';
 
 export const isTextScenario = (s) => s.text !== undefined && s.text !== null;
 
@@ -47,4 +47,23 @@ function textTiming(t) {
   const first = t.first_token_ms ? `first token after ${t.first_token_ms} ms` : 'first token at once';
   const between = t.chunk_interval_ms ? `${t.chunk_interval_ms} ms between chunks` : 'no wait between chunks';
   return `${first}, ${between}`;
+}
+
+/** The scenarios in force, one row each. */
+export function renderScenarios(scenarios) {
+  renderInto($('scenarios-body'), JSON.stringify(scenarios), () =>
+    scenarios.length === 0
+      ? emptyRow(5, 'No scenarios.')
+      : scenarios.map((s) =>
+          h(
+            'tr',
+            { dataset: { scenario: s.name } },
+            h('th', { scope: 'row' }, h('code', {}, s.name)),
+            h('td', {}, scenarioKind(s)),
+            h('td', {}, scenarioOutcome(s)),
+            h('td', {}, scenarioTiming(s)),
+            h('td', {}, s.description ?? ''),
+          ),
+        ),
+  );
 }

@@ -1,3 +1,5 @@
-export type { CallRecord, CallDetails } from './records.ts';
+export type { CallRecord, CallDetails } from './call-record.ts';
 export { keepRecordsFor30Days, RECORD_RETENTION_MS } from './retention.ts';
-export type { CallsRepo, CallFilter } from './store.ts';
+export { callsRepo } from './records.ts';
+export type { CallsRepo, CallFilter } from './records.ts';
+export { errorParts, recordedHeaders, targetParts } from './request-parts.ts';

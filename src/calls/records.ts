@@ -1,34 +1,96 @@
-import type { Points } from '../billing/index.ts';
+import type { SqlValue, Store } from '../store/index.ts';
+import { bodies, body, pageOf, whereOf } from '../store/index.ts';
+import type { CallRecord } from './call-record.ts';
 
-/**
- * A call record: every /v1 request leaves one, rejected ones included, looked up by request id.
- * Prompts and outputs of text calls are kept only when the emulator is started with `--record-content`.
- * @see reference "What the service does": every /v1 request is recorded; "Text billing" 7
- */
-export interface CallRecord {
-  request_id: string;
-  at: string;
-  /** The key the request carried, when it was a known one. */
-  key: string | null;
-  account_id: string | null;
-  method: string;
-  path: string;
-  status: number;
-  error_code: string | null;
-  model: string | null;
-  /** Text calls: tokens and points, and whether the client went away mid-stream. */
-  text?: {
-    stream: boolean;
-    input_tokens: number;
-    output_tokens: number;
-    points: { frozen: Points; charged: Points; refunded: Points };
-    client_closed: boolean;
-    content?: { prompt: string[]; output: string };
-  };
-  task_id?: string;
-  /** Real milliseconds from the request to the end of its answer. */
-  latency_ms: number;
+export interface CallFilter {
+  account?: string;
+  key?: string;
+  path?: string;
+  status?: number;
+  model?: string;
+  error_code?: string;
 }
 
-/** What a route adds to its call's record (`res.locals.call`). */
-export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code'>>;
+export interface CallsRepo {
+  get(requestId: string): CallRecord | undefined;
+  /** Writes the record of a request (again, when its answer ends: status and latency are final then). */
+  put(record: CallRecord, atMs: number): void;
+  /**
+   * `put` soon, with the other records put soon in this turn of the event loop: one `store.later` job, one
+   * statement per up to 16 records (a commit per record would cost a read more than the read, and a statement per
+   * record more than the record). A record whose store a reset has wiped since is dropped.
+   */
+  putSoon(record: CallRecord, atMs: number): void;
+  /** Newest first. */
+  page(filter: CallFilter, limit: number, offset: number): { rows: CallRecord[]; hasMore: boolean };
+  /** Deletes at most `limit` records made at or before `atMs`, oldest first; returns how many. */
+  dropBefore(atMs: number, limit: number): number;
+}
+
+export function callsRepo(store: Store): CallsRepo {
+  const { driver } = store;
+  const put = (record: CallRecord, atMs: number): void => void driver.prepare(upsert(1)).run(...row(record, atMs));
+  const putMany = (records: [record: CallRecord, atMs: number][]): void => {
+    for (let from = 0; from < records.length; from += MOST_PER_STATEMENT) {
+      const some = records.slice(from, from + MOST_PER_STATEMENT);
+      driver.prepare(upsert(some.length)).run(...some.flatMap(([record, atMs]) => row(record, atMs)));
+    }
+  };
+  // Records put soon, each with the store's epoch then; written by the one `later` job queued with the first.
+  const soon: [record: CallRecord, atMs: number, epoch: number][] = [];
+  const writeSoon = (): void => {
+    const kept = soon.splice(0).filter(([, , epoch]) => epoch === store.epoch);
+    try {
+      putMany(kept.map(([record, atMs]) => [record, atMs]));
+    } catch (err) {
+      // One record that cannot be written must not take the others with it: each on its own, as they came.
+      for (const [record, atMs] of kept) {
+        try {
+          put(record, atMs);
+        } catch {
+          // Reported once below, as the batch's failure.
+        }
+      }
+      throw err;
+    }
+  };
+  return {
+    get(requestId) {
+      store.flushLater();
+      return body<CallRecord>(driver.prepare('SELECT body FROM calls WHERE request_id = ?').get(requestId));
+    },
+    put,
+    putSoon(record, atMs) {
+      if (soon.length === 0) store.later(writeSoon);
+      soon.push([record, atMs, store.epoch]);
+    },
+    page(filter, limit, offset) {
+      store.flushLater();
+      // Account and key are columns with an index; the rest filter the record's JSON on the way down the newest.
+      const { sql, params } = whereOf([
+        ['account_id', filter.account],
+        ['key', filter.key],
+        ["body ->> '$.path'", filter.path],
+        ["body ->> '$.status'", filter.status],
+        ["body ->> '$.model'", filter.model],
+        ["body ->> '$.error_code'", filter.error_code],
+      ]);
+      const rows = driver.prepare(`SELECT body FROM calls ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset);
+      return pageOf(bodies<CallRecord>(rows), limit);
+    },
+    dropBefore: (atMs, limit) =>
+      driver.prepare('DELETE FROM calls WHERE seq IN (SELECT seq FROM calls WHERE at_ms <= ? ORDER BY at_ms LIMIT ?)').run(atMs, limit).changes,
+  };
+}
+
+const MOST_PER_STATEMENT = 16;
+
+/** The statement writing `rows` records (1 to MOST_PER_STATEMENT), its text made once. */
+const UPSERTS = Array.from(
+  { length: MOST_PER_STATEMENT + 1 },
+  (_, rows) => `INSERT INTO calls (request_id, at_ms, account_id, key, body) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}
+   ON CONFLICT (request_id) DO UPDATE SET body = excluded.body`,
+);
+const upsert = (rows: number): string => UPSERTS[rows] as string;
+
+const row = (record: CallRecord, atMs: number): SqlValue[] => [record.request_id, atMs, record.account_id, record.key, JSON.stringify(record)];

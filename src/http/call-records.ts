@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { errorParts, recordedHeaders, targetParts } from '../calls/index.ts';
 import type { CallDetails, CallRecord } from '../calls/index.ts';
 import { formatTime, parseTime } from '../clock/index.ts';
 import type { AppDeps } from './context.ts';
@@ -12,6 +13,10 @@ interface CallStart {
   epoch: number;
   /** The answer is over: its final record is written or on its way (`endCall`). */
   ended: boolean;
+  /** What an error answer's body said (`jsonNotingErrors`). */
+  error?: Pick<CallRecord, 'error_message' | 'error_details'>;
+  /** The request's headers as recorded, made once: a record may be written twice (`recordCall`, `endCall`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -27,11 +32,23 @@ export function callRecords(deps: Deps): RequestHandler {
     // A request a reset overtook belongs to the store it began on: nothing of it goes into the fresh one.
     const start: CallStart = { atMs: deps.clock.now(), epoch: deps.db.store.epoch, ended: false };
     res.locals['callStart'] = start;
+    res.json = jsonNotingErrors;
     next();
   };
 }
 
 const startOf = (res: Response): CallStart | undefined => res.locals['callStart'] as CallStart | undefined;
+
+/**
+ * `res.json` of a /v1 request: an error answer's message and details are kept for its record, as its body says
+ * them, whichever code wrote it. One function for every request (it reads the response as `this`, and calls
+ * Express's own `json` from the prototype), so a request allocates no closure for it.
+ */
+function jsonNotingErrors(this: Response, body: unknown): Response {
+  const start = startOf(this);
+  if (start && this.statusCode >= 400) start.error = errorParts(body);
+  return (Object.getPrototypeOf(this) as Response).json.call(this, body);
+}
 
 /**
  * The end of a /v1 request's answer: its record, with the final status and latency, written with the other
@@ -57,15 +74,17 @@ function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status:
   const account = res.locals['account'] as { id: string } | undefined;
   const key = res.locals['apiKey'] as { key: string } | undefined;
   const errorCode = res.locals['errorCode'] as string | undefined;
-  const url = req.originalUrl;
-  const query = url.indexOf('?');
+  const { path, query } = targetParts(req.originalUrl);
+  const scenario = details.scenario ?? scenarioOfTask(deps, details);
+  const start = startOf(res);
+  const headers = start ? (start.headers ??= recordedHeaders(req.headers)) : recordedHeaders(req.headers);
   return {
     request_id: requestIdOf(res),
     at: timeOf(atMs),
     key: key?.key ?? null,
     account_id: account?.id ?? null,
     method: req.method,
-    path: query === -1 ? url : url.slice(0, query),
+    path,
     status,
     error_code: details.error_code ?? errorCode ?? null,
     // A refused request is found by the model it named too.
@@ -73,7 +92,24 @@ function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status:
     ...(details.text ? { text: details.text } : {}),
     ...(details.task_id ? { task_id: details.task_id } : {}),
     latency_ms: latencyOf(deps, res),
+    ...(query !== undefined ? { query } : {}),
+    request_headers: headers,
+    ...start?.error,
+    // An error sent as a stream's event, not a body: the route says its message.
+    ...(details.error_message !== undefined ? { error_message: details.error_message } : {}),
+    ...(scenario !== undefined ? { scenario } : {}),
   };
+}
+
+/**
+ * The scenario of the task a submission made, when its route did not say it (`callDetailsOf(res).scenario`):
+ * read once from the stored task and kept with the details, so the final record does not read it again.
+ */
+function scenarioOfTask(deps: Deps, details: CallDetails): string | undefined {
+  if (details.task_id === undefined) return undefined;
+  const scenario = deps.db.tasks.get(details.task_id)?.plan.scenario;
+  if (scenario !== undefined) details.scenario = scenario;
+  return scenario;
 }
 
 /** Writes the call's record now, inside the caller's transaction, as answered with `status`. */

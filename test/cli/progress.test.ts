@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { CallRecord } from '../../src/calls/records.ts';
+import type { CallRecord } from '../../src/calls/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import { LONG_FILE_BYTES, LONG_TASK_COUNT } from '../../src/log/progress.ts';
 import { exportState } from '../../src/state/index.ts';

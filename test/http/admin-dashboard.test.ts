@@ -322,3 +322,22 @@ it('recomputes the signature of an attempt recorded without one from the secrets
     expect(message.attempts[0].request_headers['webhook-signature']).toBe(sent[i]?.headers['webhook-signature']);
   }
 });
+
+it("names the call of a text call's ledger entries, whose record the control API reads", async () => {
+  await start();
+  const chat = await t.api.post('/v1/chat/completions', { model: 'svc-text-pro', messages: [{ role: 'user', content: 'Hi' }] });
+  const requestId = chat.headers['x-request-id'] as string;
+  const ledger = (await t.admin.get('/_emulator/accounts/acct_demo/ledger')).body.data as { kind: string; call_id?: string; task_id: string | null }[];
+  const ofCall = ledger.filter((e) => e.call_id !== undefined);
+  expect(ofCall.map((e) => e.kind)).toEqual(['freeze', 'charge', 'refund']);
+  expect(new Set(ofCall.map((e) => e.call_id))).toEqual(new Set([requestId]));
+  expect(ofCall.every((e) => e.task_id === null)).toBe(true);
+  expect((await t.admin.get(`/_emulator/records/${requestId}`)).body).toMatchObject({ path: '/v1/chat/completions', status: 200 });
+});
+
+it("shows an account's webhook secret, as setting its callback address answered it", async () => {
+  const account = await calledBack();
+  const listed = (await t.admin.get('/_emulator/accounts')).body.data.find((a: { id: string }) => a.id === account.id);
+  expect(listed.webhook_secret).toBe(account.secret);
+  expect(listed.webhook_secret).toMatch(/^whsec_/);
+});

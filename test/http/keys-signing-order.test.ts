@@ -371,6 +371,9 @@ it('records accepted and refused requests with key, status, error code and laten
     model: 'social-notes-data',
     task_id: ok.body.id,
     latency_ms: expect.any(Number),
+    scenario: 'default',
+    // Signed: the signing headers are kept masked, as the key is.
+    request_headers: expect.objectContaining({ authorization: '[redacted]', 'x-svc-signature': '[redacted]', 'x-svc-nonce': '[redacted]' }),
   });
   expect(await record(unsigned)).toEqual({
     request_id: unsigned.headers['x-request-id'],
@@ -383,6 +386,8 @@ it('records accepted and refused requests with key, status, error code and laten
     error_code: 'signature_required',
     model: null,
     latency_ms: expect.any(Number),
+    request_headers: expect.objectContaining({ authorization: '[redacted]' }),
+    error_message: expect.stringContaining('X-Svc-'),
   });
   const textRecord = await record(text);
   expect(textRecord).toMatchObject({ key: signed.key, path: CHAT, status: 200, error_code: null, text: { stream: false, client_closed: false } });

@@ -58,6 +58,20 @@ it('serves the dashboard page, its modules and its style without a token', async
     ['/_emulator/ui/dom.js', 'text/javascript'],
     ['/_emulator/ui/curl.js', 'text/javascript'],
     ['/_emulator/ui/scenarios.js', 'text/javascript'],
+    ['/_emulator/ui/accounts.js', 'text/javascript'],
+    ['/_emulator/ui/actions.js', 'text/javascript'],
+    ['/_emulator/ui/callbacks.js', 'text/javascript'],
+    ['/_emulator/ui/clock.js', 'text/javascript'],
+    ['/_emulator/ui/details.js', 'text/javascript'],
+    ['/_emulator/ui/filters.js', 'text/javascript'],
+    ['/_emulator/ui/ledger.js', 'text/javascript'],
+    ['/_emulator/ui/links.js', 'text/javascript'],
+    ['/_emulator/ui/messages.js', 'text/javascript'],
+    ['/_emulator/ui/records.js', 'text/javascript'],
+    ['/_emulator/ui/refresher.js', 'text/javascript'],
+    ['/_emulator/ui/session.js', 'text/javascript'],
+    ['/_emulator/ui/store.js', 'text/javascript'],
+    ['/_emulator/ui/tasks.js', 'text/javascript'],
     ['/_emulator/ui/style.css', 'text/css'],
   ] as const) {
     const res = await request(t.emulator.app).get(path);
@@ -593,6 +607,101 @@ it.skipIf(!HAS_CHROMIUM)(
     await ledger.getByRole('caption').filter({ hasText: `(the newest 4 shown)` }).waitFor();
     expect(await ledger.getByRole('row').count()).toBe(5);
     expect(await ledger.getByRole('row').nth(4).getByRole('cell').first().textContent()).toBe(String(count - 3));
+    expect(w.problems).toEqual([]);
+  },
+  BROWSER_TEST_MS,
+);
+
+it.skipIf(!HAS_CHROMIUM)(
+  "debugs a refused call from its record, reproduces it as curl, follows a text call's ledger rows, and shows the webhook secret",
+  async () => {
+    const w = await openWorld(undefined, { recordContent: true });
+    const { page, context } = w;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: w.base });
+    const refused = await fetch(`${w.base}/v1/tasks?limit=5&status=nope`, { headers: { Authorization: `Bearer ${DEMO_KEY}`, 'X-Trace': 'trace-7' } });
+    expect(refused.status).toBe(422);
+    const refusedBody = (await refused.json()) as { error: { message: string; details: { field: string; message: string }[] } };
+    const refusedId = String(refused.headers.get('x-request-id'));
+    const slow = await w.submit('n1', 'slow');
+    const submitCall = ((await w.admin('/_emulator/records?path=/v1/tasks&status=200')).data[0] as { request_id: string }).request_id;
+    const chat = await fetch(`${w.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-text-pro', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    const chatId = String(chat.headers.get('x-request-id'));
+    const messages = await fetch(`${w.base}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-text-pro', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(messages.status).toBe(200);
+    const messagesId = String(messages.headers.get('x-request-id'));
+
+    // The refused call: its query string, the error's message and the field it named, its headers with the key masked.
+    await signIn(page, w.base, `#record=${refusedId}`);
+    await page.getByRole('heading', { name: `Call ${refusedId}` }).waitFor();
+    const facts = page.locator('#record-facts');
+    const factOf = (name: string) => facts.locator('div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    await expect.poll(() => factOf('Call').textContent()).toBe('GET /v1/tasks?limit=5&status=nope');
+    expect(await factOf('Error code').textContent()).toBe('invalid_params');
+    expect(await factOf('Error message').textContent()).toBe(refusedBody.error.message);
+    expect(await page.getByLabel('Fields the error named').textContent()).toBe(`status: ${refusedBody.error.details[0]?.message}`);
+    await page.locator('#record-payloads summary').filter({ hasText: 'Request headers' }).click();
+    const headers = (await page.locator('#record-payloads').getByLabel('Request headers', { exact: true }).textContent()) ?? '';
+    expect(headers).toContain('authorization: [redacted]');
+    expect(headers).toContain('x-trace: trace-7');
+    expect(headers).not.toContain(DEMO_KEY);
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await toTop(page.getByRole('heading', { name: `Call ${refusedId}` }));
+    await screenshot(page, 'dashboard-refused.png');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // As curl, with its query string: it is refused the same way again.
+    const curl = (await page.locator('#record-curl').textContent()) ?? '';
+    expect(curl).toContain(`'${w.base}/v1/tasks?limit=5&status=nope'`);
+    const again = JSON.parse((await run('sh', ['-c', curl], { env: { ...process.env, SVC_KEY: DEMO_KEY } })).stdout) as typeof refusedBody;
+    expect(again.error.details).toEqual(refusedBody.error.details);
+
+    // A Messages call made with x-api-key is made again the same way, its headers with it.
+    await page.goto(`${w.base}/_emulator/ui#record=${messagesId}`);
+    await page.getByRole('heading', { name: `Call ${messagesId}` }).waitFor();
+    await expect.poll(() => page.locator('#record-curl').textContent()).toContain('-H "x-api-key: $SVC_KEY"');
+    const messagesCurl = (await page.locator('#record-curl').textContent()) ?? '';
+    expect(messagesCurl).toContain("-H 'anthropic-version: 2023-06-01'");
+    expect(messagesCurl).not.toContain('Authorization');
+    const answered = JSON.parse((await run('sh', ['-c', messagesCurl], { env: { ...process.env, SVC_KEY: DEMO_KEY } })).stdout) as Record<string, unknown>;
+    expect(answered).toMatchObject({ type: 'message', role: 'assistant' });
+
+    // A submission shows the scenario it ran under.
+    await page.goto(`${w.base}/_emulator/ui#record=${submitCall}`);
+    await page.getByRole('heading', { name: `Call ${submitCall}` }).waitFor();
+    await expect.poll(() => factOf('Scenario').textContent()).toBe('slow');
+    expect(await factOf('Task').textContent()).toBe(slow);
+
+    // The text call's ledger rows each open its record.
+    const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
+    const ofCall = ledger.getByRole('row').filter({ has: page.getByRole('button', { name: chatId }) });
+    await expect.poll(() => ofCall.count()).toBe(3);
+    await ofCall.filter({ hasText: 'charge' }).getByRole('button', { name: chatId }).click();
+    await page.getByRole('heading', { name: `Call ${chatId}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#record=${chatId}`);
+    await expect.poll(() => factOf('Call').textContent()).toBe('POST /v1/chat/completions');
+
+    // The chosen account's webhook secret: masked, shown on request, copied whole.
+    const account = { webhook_secret: String((await w.admin('/_emulator/accounts/acct_demo'))['webhook_secret']) };
+    await page.goto(`${w.base}/_emulator/ui#account=acct_demo`);
+    await page.getByRole('heading', { name: 'Account acct_demo' }).waitFor();
+    const secret = page.getByLabel('Webhook secret of acct_demo');
+    await expect.poll(() => secret.textContent()).toBe(`${account.webhook_secret.slice(0, 6)}…${account.webhook_secret.slice(-4)}`);
+    await page.getByRole('button', { name: 'Show secret' }).click();
+    await expect.poll(() => secret.textContent()).toBe(account.webhook_secret);
+    expect(await page.getByRole('button', { name: 'Show secret' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied the webhook secret of acct_demo.' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(account.webhook_secret);
+    await page.getByRole('button', { name: 'Show secret' }).click();
+    await expect.poll(() => secret.textContent()).not.toBe(account.webhook_secret);
     expect(w.problems).toEqual([]);
   },
   BROWSER_TEST_MS,

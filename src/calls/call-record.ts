@@ -1,0 +1,45 @@
+import type { Points } from '../billing/index.ts';
+import type { ErrorDetail } from '../errors/index.ts';
+
+/**
+ * A call record: every /v1 request leaves one, rejected ones included, looked up by request id.
+ * Prompts and outputs of text calls are kept only when the emulator is started with `--record-content`.
+ * The fields after `latency_ms` came later: records stored before them lack them.
+ * @see reference "What the service does": every /v1 request is recorded; "Text billing" 7
+ */
+export interface CallRecord {
+  request_id: string;
+  at: string;
+  /** The key the request carried, when it was a known one. */
+  key: string | null;
+  account_id: string | null;
+  method: string;
+  path: string;
+  status: number;
+  error_code: string | null;
+  model: string | null;
+  /** Text calls: tokens and points, and whether the client went away mid-stream. */
+  text?: {
+    stream: boolean;
+    input_tokens: number;
+    output_tokens: number;
+    points: { frozen: Points; charged: Points; refunded: Points };
+    client_closed: boolean;
+    content?: { prompt: string[]; output: string };
+  };
+  task_id?: string;
+  /** Real milliseconds from the request to the end of its answer. */
+  latency_ms: number;
+  /** The query string as sent, without its `?` (secret-named parameters masked); only when there was one. */
+  query?: string;
+  /** The request's headers, names in lower case, credentials and signatures masked. */
+  request_headers?: Record<string, string>;
+  /** An error answer's message and field details, as its body said them. */
+  error_message?: string;
+  error_details?: ErrorDetail[];
+  /** The scenario chosen for the call (a task submission's), when it is known. */
+  scenario?: string;
+}
+
+/** What a route adds to its call's record (`res.locals.call`). */
+export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code' | 'error_message' | 'scenario'>>;
