@@ -4,13 +4,13 @@ import { readRecording } from 'svc-emulator/recording';
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
-// The README's in-process parity snippet ("Proxy, recording and replay"), call for call, as an integrator's vitest
+// The in-process parity snippet of docs/guides/record-and-replay.md, call for call, as an integrator's vitest
 // suite runs it: a committed recording (sample/: made by record-replay.sh, then import-recording) replayed
 // against an emulator made in-process with the recording's scenarios.
 
 const here = (path: string): string => new URL(path, import.meta.url).pathname;
 
-it("runs the README's parity snippet: the sample recording replays at 100 %", async () => {
+it("runs the docs' parity snippet: the sample recording replays at 100 %", async () => {
   // -- the snippet --
   const emulator = await createEmulator({ clock: 'manual', adminToken: 'adm', scenariosDir: 'examples/recording/sample/scenarios' });
   const baseUrl = await emulator.listen(0);
@@ -23,8 +23,8 @@ it("runs the README's parity snippet: the sample recording replays at 100 %", as
   expect(report.exchanges).toBe(10);
 }, 60_000);
 
-it('is the snippet the README shows', () => {
-  const readme = readFileSync(here('../../README.md'), 'utf8');
+it('is the snippet docs/guides/record-and-replay.md shows', () => {
+  const readme = readFileSync(here('../../docs/guides/record-and-replay.md'), 'utf8');
   const block = /In a test suite, with a recording[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   const test = readFileSync(new URL(import.meta.url), 'utf8');
   const snippet = /-- the snippet --\n([\s\S]*?)\s*\/\/ -- end of the snippet --/.exec(test)?.[1];

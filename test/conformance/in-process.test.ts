@@ -3,10 +3,10 @@ import { ALL_CHECKS, BEHAVIOUR_CHECKS, runConformance } from 'svc-emulator/confo
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
-// The README's in-process snippet ("Conformance suite"), call for call, as an integrator's vitest suite runs it:
+// The in-process snippet of docs/guides/ci-contract-tests.md, call for call, as an integrator's vitest suite runs it:
 // the package imported by name, an emulator made in-process, the suite against it.
 
-it("runs the README's snippet: every check passes, none skipped", async () => {
+it("runs the docs' snippet: every check passes, none skipped", async () => {
   // -- the snippet --
   const emulator = await createEmulator({ clock: 'manual', adminToken: 'adm', allowInsecureWebhooks: true });
   const baseUrl = await emulator.listen(0);
@@ -59,8 +59,8 @@ it('against an emulator that refuses http callback addresses, skips the callback
   }
 }, 60_000);
 
-it('is the snippet the README shows', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+it('is the snippet docs/guides/ci-contract-tests.md shows', () => {
+  const readme = readFileSync(new URL('../../docs/guides/ci-contract-tests.md', import.meta.url), 'utf8');
   const block = /In your own test suite[^\n]*\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   const test = readFileSync(new URL(import.meta.url), 'utf8');
   const snippet = /-- the snippet --\n([\s\S]*?)\s*\/\/ -- end of the snippet --/.exec(test)?.[1];

@@ -1,0 +1,216 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { required } from '../support/required-tools.ts';
+import { blocksOf, docPages, ROOT, type Block } from './doc-blocks.ts';
+
+// Every shell block of the README and docs/, run as a user's script runs it: saved to a file and run with
+// `bash -e -o pipefail` (a CI step's shell), non-interactive, in a scratch folder that stands for a clone (its
+// node_modules/.bin has `svc-emulator`, so `npx svc-emulator` is the real npx resolving this checkout's command).
+// Only the ports change: each 4xxx address or --port gets a free one, and a start that names no port gets it from
+// SVC_EMULATOR_PORT. A block passes when it exits 0, prints its output block's lines in order, and leaves nothing
+// running: every port it used is closed again and no process it started is left.
+
+const has = (tool: string): boolean => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const missing = ['curl', 'jq'].filter((tool) => !has(tool));
+it('has curl and jq where the run requires them (SVC_TEST_REQUIRE: CI), so the blocks cannot pass by skipping', () => {
+  expect(missing.filter(required), 'required but missing').toEqual([]);
+});
+
+const blocks = docPages().flatMap(blocksOf);
+const runnable = blocks.filter((block) => block.skip === null);
+
+it('finds the blocks of every page, and skips only the few that cannot run here, each saying why', () => {
+  expect(runnable.length).toBeGreaterThanOrEqual(10);
+  expect(blocks.filter((block) => block.skip !== null).map((block) => `${block.page}: ${block.skip}`)).toEqual([
+    "CONTRIBUTING.md: the project's own checks, which .ci/run runs in this order",
+    'README.md: the two commands of a fresh clone: npm start serves until stopped, and npm test is the suite this test is part of',
+    'docs/getting-started.md: serves until stopped; test/cli/launcher.test.ts starts npm start as a script does',
+    'docs/getting-started.md: installs from a tarball into your own project; test/package/ runs the tarball and git routes',
+    'docs/guides/ci-contract-tests.md: needs the real service and two of its API keys',
+    'docs/guides/record-and-replay.md: needs the real service and its API key',
+  ]);
+});
+
+it('calls the command as `npx svc-emulator` in every block', () => {
+  const bare = blocks.filter((block) => /(^|[^\w/-])(?<!npx )svc-emulator (start|receive|conformance|store|proxy|import-recording|parity)\b/m.test(block.script));
+  expect(bare.map((block) => block.where)).toEqual([]);
+});
+
+it('keeps the process id of what a block starts in the background, waits for it to answer, and stops it', () => {
+  for (const block of runnable.filter((b) => /&\s*$/m.test(b.script))) {
+    expect(block.script, block.where).toMatch(/=\$!/);
+    expect(block.script, block.where).toMatch(/trap '[^']*kill /);
+    expect(block.script, block.where).toMatch(/until curl /);
+  }
+});
+
+// ---- running them
+
+async function freePort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    if (taken.has(port)) continue;
+    taken.add(port);
+    return port;
+  }
+}
+
+const listening = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+/** Processes whose environment carries this run's mark: what a block started, wherever it was reparented. */
+function marked(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(mark)) pids.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+const killPid = (pid: number, signal: NodeJS.Signals = 'SIGKILL'): void => {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+};
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+const taken = new Set<number>([4010, 4011, 4012, 4020]);
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  leftPorts: number[];
+  leftProcesses: string[];
+}
+
+async function run(block: Block): Promise<Outcome> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-doc-block-'));
+  dirs.push(dir);
+  // The scratch clone: the project's commands in node_modules/.bin, and the folders a block reads.
+  mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
+  for (const bin of readdirSync(join(ROOT, 'node_modules/.bin'))) symlinkSync(join(ROOT, 'node_modules/.bin', bin), join(dir, 'node_modules/.bin', bin));
+  symlinkSync(join(ROOT, 'bin/svc-emulator.js'), join(dir, 'node_modules/.bin/svc-emulator'));
+  for (const folder of ['openapi', 'examples', 'scenarios', 'fixtures']) symlinkSync(join(ROOT, folder), join(dir, folder));
+
+  const ports = new Map<string, number>();
+  const portFor = async (written: string): Promise<number> => {
+    const known = ports.get(written);
+    if (known !== undefined) return known;
+    const port = await freePort(taken);
+    ports.set(written, port);
+    return port;
+  };
+  await portFor('4010');
+  let script = block.script;
+  for (const written of new Set([...script.matchAll(/(?:127\.0\.0\.1:|localhost:|--port )(4\d{3})\b/g)].map((m) => m[1] ?? ''))) await portFor(written);
+  script = script.replace(/(127\.0\.0\.1:|localhost:|--port )(4\d{3})\b/g, (_all, prefix: string, written: string) => `${prefix}${ports.get(written) ?? written}`);
+  await writeFile(join(dir, 'block.sh'), script);
+
+  const mark = `SVC_DOC_BLOCK=${randomUUID()}`;
+  const child = spawn('bash', ['-e', '-o', 'pipefail', 'block.sh'], {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SVC_EMULATOR_PORT: String(ports.get('4010')), SVC_DOC_BLOCK: mark.slice('SVC_DOC_BLOCK='.length) },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => {
+    stderr += '\n[docs test: stopped after 120 s]';
+    for (const pid of marked(mark)) killPid(pid);
+  }, 120_000);
+  // The script's end, not its pipes': a process it left running would hold them open.
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  await Promise.race([new Promise((resolve) => child.once('close', resolve)), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+
+  // What it started must go on its own: an emulator whose npm has gone closes within a second.
+  const deadline = Date.now() + 8_000;
+  let leftPorts: number[] = [];
+  let left: number[] = [];
+  do {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    leftPorts = [];
+    for (const port of ports.values()) if (await listening(port)) leftPorts.push(port);
+    left = marked(mark);
+  } while ((leftPorts.length > 0 || left.length > 0) && Date.now() < deadline);
+  const leftProcesses = left.map((pid) => {
+    try {
+      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()}`;
+    } catch {
+      return String(pid);
+    }
+  });
+  for (const pid of left) killPid(pid);
+  return { code, stdout, stderr, leftPorts, leftProcesses };
+}
+
+// Two blocks at a time: each starts one to three node processes on a machine that may have two cores.
+const outcomes = new Map<Block, Promise<Outcome>>();
+if (missing.length === 0) {
+  let next = 0;
+  const starters: (() => void)[] = [];
+  const pending = runnable.map((block) => new Promise<Outcome>((resolve, reject) => starters.push(() => void run(block).then(resolve, reject))));
+  runnable.forEach((block, i) => outcomes.set(block, pending[i] as Promise<Outcome>));
+  const lane = async (): Promise<void> => {
+    while (next < runnable.length) {
+      const i = next++;
+      starters[i]?.();
+      await (pending[i] as Promise<Outcome>).catch(() => undefined);
+    }
+  };
+  void Promise.all([lane(), lane()]);
+}
+
+describe.skipIf(missing.length > 0)(`the docs' shell blocks${missing.length > 0 ? ` (skipped: ${missing.join(' and ')} not installed)` : ''}`, () => {
+  for (const block of runnable) {
+    it(`${block.where} runs as a script and leaves nothing running`, async () => {
+      const { code, stdout, stderr, leftPorts, leftProcesses } = await (outcomes.get(block) as Promise<Outcome>);
+      const shown = `\nstdout:\n${stdout}\nstderr:\n${stderr}`;
+      expect(code, `exit code${shown}`).toBe(0);
+      const lines = stdout.split('\n').map((line) => line.trimEnd());
+      let from = 0;
+      for (const want of block.expected) {
+        const at = lines.indexOf(want, from);
+        expect(at, `"${want}" in order in${shown}`).toBeGreaterThanOrEqual(0);
+        from = at + 1;
+      }
+      expect(leftPorts, `ports still listening after the script ended${shown}`).toEqual([]);
+      expect(leftProcesses, `processes it started, still running after it ended${shown}`).toEqual([]);
+    }, 240_000);
+  }
+});
