@@ -77,7 +77,7 @@ if (mode === 'manual') {
 }
 // Wait for every healthy callback (at most a minute of real time).
 const messageOfTask = (): Map<string, string> =>
-  new Map(emulator.store.driver.prepare('SELECT id, task_id FROM deliveries').all().map(([id, task]) => [String(id), String(task ?? '')]));
+  new Map(emulator.internals.store.driver.prepare('SELECT id, task_id FROM deliveries').all().map(([id, task]) => [String(id), String(task ?? '')]));
 for (const deadline = performance.now() + 60_000; arrivals.size < TASKS - HANGING_TASKS && performance.now() < deadline; ) {
   await new Promise((resolve) => setTimeout(resolve, 20));
 }

@@ -73,7 +73,7 @@ async function samples(): Promise<StateDocument> {
       body: '{"seconds":7200}',
     });
     if (res.status !== 200) throw new Error(`sample advance: ${res.status} ${await res.text()}`);
-    return exportState(emulator.db, emulator.clock.now());
+    return exportState(emulator.internals.db, emulator.clock.now());
   } finally {
     await emulator.close();
   }

@@ -59,7 +59,7 @@ for (let minute = 0; minute < 120; minute++) {
 const driveMs = performance.now() - driveStart;
 
 const byStatus: Record<string, number> = {};
-for (const [status, count] of emulator.store.driver.prepare('SELECT status, count(*) FROM tasks GROUP BY status').all()) byStatus[String(status)] = Number(count);
+for (const [status, count] of emulator.internals.store.driver.prepare('SELECT status, count(*) FROM tasks GROUP BY status').all()) byStatus[String(status)] = Number(count);
 const unfinished = (byStatus['queued'] ?? 0) + (byStatus['processing'] ?? 0);
 await emulator.close();
 console.log(

@@ -75,7 +75,7 @@ const sample = (minute: number): void => {
   // Memory first, right after a full GC: what follows reads the whole store into the heap.
   gc();
   const memory = process.memoryUsage();
-  const count = (table: string): number => Number(emulator.store.driver.prepare(`SELECT count(*) FROM ${table}`).get()?.[0] ?? 0);
+  const count = (table: string): number => Number(emulator.internals.store.driver.prepare(`SELECT count(*) FROM ${table}`).get()?.[0] ?? 0);
   samples.push({
     minute,
     heapMb: memory.heapUsed / 1048576,
@@ -84,7 +84,7 @@ const sample = (minute: number): void => {
     files: count('files'),
     records: count('calls'),
     messages: count('deliveries'),
-    jsonMb: JSON.stringify(exportState(emulator.db, null)).length / 1048576,
+    jsonMb: JSON.stringify(exportState(emulator.internals.db, null)).length / 1048576,
     storeMb: fileMb(path) + fileMb(`${path}-wal`),
   });
 };

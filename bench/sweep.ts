@@ -25,13 +25,13 @@ const emulator = await createEmulator({
   // The sweep's pauses alone: no store check in a worker beside it.
   storeCheck: false,
 });
-const count = (): number => Number(emulator.store.driver.prepare('SELECT count(*) FROM calls').get()?.[0] ?? 0);
+const count = (): number => Number(emulator.internals.store.driver.prepare('SELECT count(*) FROM calls').get()?.[0] ?? 0);
 try {
   const base = await emulator.listen(0);
   const auth = { Authorization: 'Bearer sk-emulator-demo' };
   const admin = { Authorization: 'Bearer bench', 'Content-Type': 'application/json' };
   const before = count();
-  const task = String(emulator.store.driver.prepare('SELECT id FROM tasks ORDER BY seq DESC LIMIT 1').get()?.[0]);
+  const task = String(emulator.internals.store.driver.prepare('SELECT id FROM tasks ORDER BY seq DESC LIMIT 1').get()?.[0]);
 
   const probes: Promise<number>[] = [];
   const probe = async (): Promise<number> => {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A checkout runs its TypeScript sources through tsx (a development dependency), so an edit needs no build. An
 // installed package (from the registry, a tarball or a git dependency, whose `files` leave src/ out) runs the
-// JavaScript compiled into dist/ when it was packed.
+// JavaScript compiled into dist/ when it was packed. `npx svc-emulator` in a clone runs the clone too: npm links it
+// into its npx cache (and runs its `prepare`, which builds nothing there: scripts/prepare.mjs).
 import { existsSync } from 'node:fs';
 
 const source = new URL('../src/cli/main.ts', import.meta.url);

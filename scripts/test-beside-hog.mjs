@@ -1,5 +1,6 @@
-// `npm run test:loaded`: the whole suite beside a process that keeps one core busy (a shared CI runner's
-// neighbour), to show the suite's margin: it must pass, and the time it takes is printed.
+// `npm run test:loaded`: `npm test` (the fast suite) beside a process that keeps one core busy (a shared CI runner's
+// neighbour), to show the suite's margin: it must pass, and the time it takes is printed. Arguments go to vitest
+// (`npm run test:loaded -- --config vitest.slow.config.ts` for the slow suite).
 import { spawn } from 'node:child_process';
 
 const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });

@@ -94,11 +94,12 @@ export function createApp(deps: AppDeps): Express {
   admin.use(adminAuth(deps.config.adminToken));
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(optionsTo(noRoute));
-  admin.use(adminRoutes(deps));
-  admin.use(adminKeysRoutes(deps));
-  admin.use(adminTasksRoutes(deps));
-  admin.use(adminWebhooksRoutes(deps));
-  admin.use(adminCallsRoutes(deps));
+  const adminDeps = { contract: deps.contract, control: deps.control };
+  admin.use(adminRoutes(adminDeps));
+  admin.use(adminKeysRoutes(adminDeps));
+  admin.use(adminTasksRoutes(adminDeps));
+  admin.use(adminWebhooksRoutes(adminDeps));
+  admin.use(adminCallsRoutes(adminDeps));
   admin.use(noRoute);
   app.use('/_emulator', admin);
 

@@ -1,18 +1,18 @@
-import { accountsRepo, keysRepo } from './accounts/records.ts';
-import type { AccountsRepo, KeysRepo } from './accounts/records.ts';
-import { ledgerRepo } from './billing/ledger-records.ts';
-import type { LedgerRepo } from './billing/ledger-records.ts';
-import { callsRepo } from './calls/records.ts';
-import type { CallsRepo } from './calls/records.ts';
-import { filesRepo } from './files/records.ts';
-import type { FilesRepo } from './files/records.ts';
-import { scenariosRepo } from './scenarios/store.ts';
-import type { ScenariosRepo } from './scenarios/store.ts';
+import { accountsRepo, keysRepo } from './accounts/index.ts';
+import type { AccountsRepo, KeysRepo } from './accounts/index.ts';
+import { ledgerRepo } from './billing/index.ts';
+import type { LedgerRepo } from './billing/index.ts';
+import { callsRepo } from './calls/index.ts';
+import type { CallsRepo } from './calls/index.ts';
+import { filesRepo } from './files/index.ts';
+import type { FilesRepo } from './files/index.ts';
+import { scenariosRepo } from './scenarios/index.ts';
+import type { ScenariosRepo } from './scenarios/index.ts';
 import type { Store } from './store/index.ts';
-import { idempotencyRepo, tasksRepo } from './tasks/records.ts';
-import type { IdempotencyRepo, TasksRepo } from './tasks/records.ts';
-import { deliveriesRepo } from './webhooks/records.ts';
-import type { DeliveriesRepo } from './webhooks/records.ts';
+import { idempotencyRepo, tasksRepo } from './tasks/index.ts';
+import type { IdempotencyRepo, TasksRepo } from './tasks/index.ts';
+import { deliveriesRepo } from './webhooks/index.ts';
+import type { DeliveriesRepo } from './webhooks/index.ts';
 
 /**
  * The store with one repository per kind of record. Domain code takes the few repositories it uses

@@ -13,11 +13,13 @@ import type { Contract } from './contract/index.ts';
 import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { refusals } from './http/index.ts';
-import type { AppConfig, AppDeps } from './http/index.ts';
-import { createConcurrency, createNonceCache, createRateLimiter, finished } from './keys/index.ts';
+import type { AppConfig } from './http/index.ts';
+import { createApi, createControl, lifecycleOf, releaseWhenTaskEnds, stampClockOnCommit } from './service/index.ts';
+import type { Control, StateCounts, StateOps } from './service/index.ts';
+import { createConcurrency, createNonceCache, createRateLimiter } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
-import { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, sizeText, startupSteps } from './log/progress.ts';
-import type { Step } from './log/progress.ts';
+import { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, sizeText, startupSteps } from './log/index.ts';
+import type { Step } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioLibrary } from './scenarios/index.ts';
 import { createTaskEngine } from './tasks/index.ts';
@@ -99,15 +101,28 @@ export interface EmulatorOptions {
   shutdownGraceMs?: number;
 }
 
-export interface Emulator {
-  app: Express;
-  clock: Clock;
+/**
+ * What a test suite looks inside with; not the programmatic API (that is `control`), and free to change: a test
+ * that reads these is a test of the emulator itself.
+ */
+export interface EmulatorInternals {
   store: Store;
   /** The store's repositories, one per kind of record. */
   db: Db;
-  contract: Contract;
   engine: TaskEngine;
+  contract: Contract;
+}
+
+export interface Emulator {
+  app: Express;
+  /**
+   * Every operation of the control API (/_emulator) as typed functions, answering what the control API answers:
+   * the clock, accounts, keys, tasks, scenarios, call records, callbacks, the state and reset.
+   */
+  control: Control;
+  clock: Clock;
   adminToken: string;
+  internals: EmulatorInternals;
   /** Starts listening; resolves with the base address (`http://127.0.0.1:4010`). */
   listen(port?: number, host?: string): Promise<string>;
   server: Server | null;
@@ -190,14 +205,8 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   });
   // Checked now, so that bad limits fail the start rather than the first listen.
   const limits = resolveLimits(options.limits);
-  // The clock's position goes with every write, so a restart never resumes before a time already stored.
-  let stampedClock = storedClock ?? 0;
-  store.beforeCommit(() => {
-    const now = clock.now();
-    if (now <= stampedClock) return;
-    store.meta.set('clock_ms', now);
-    stampedClock = now;
-  });
+  // Before any other write: the 'starts' count below is stamped too.
+  stampClockOnCommit(store, clock, storedClock);
   // A seed gives the same ids on every fresh store; on a store that already holds some, each start draws from
   // its own sequence, or it would hand out the ids the last run used.
   const starts = store.transaction(() => {
@@ -210,17 +219,23 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   const scenarios = createScenarioRegistry(library.scenarios, db.scenarios);
   const blobs = createBlobStore(options.db ? join(dirname(options.db), 'files') : null);
   const files = createFileKeeper(clock, db, blobs);
-  const config: AppConfig = {
+  // The address `listen` binds, once it has (unless one was given): the one part of the config learned later.
+  let listeningAt: string | null = null;
+  // Read-only from here on: every part reads the same values for the emulator's whole life.
+  const config: Readonly<AppConfig> = Object.freeze({
     adminToken,
     allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
     bodyLimit: options.bodyLimit ?? '1mb',
     textBodyLimit: options.textBodyLimit ?? TEXT_BODY_LIMIT,
     version: VERSION,
-    publicUrl: options.publicUrl ?? 'http://127.0.0.1:4010',
+    get publicUrl(): string {
+      return options.publicUrl ?? listeningAt ?? 'http://127.0.0.1:4010';
+    },
     fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
     recordContent: options.recordContent ?? false,
-    storeDamage: null,
-  };
+  });
+  // What the background check found wrong with the store, once it has run (health answers 503 while set).
+  const status: { storeDamage: string | null } = { storeDamage: null };
   const engine = createTaskEngine({
     clock,
     db,
@@ -231,8 +246,6 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     fileRetentionMs: config.fileRetentionMs,
     logger: options.logger ?? null,
   });
-
-  if (isEmpty(db)) store.transaction(() => seedStore(db, random, clock.now()));
 
   const webhooks = createWebhooks({
     clock,
@@ -246,47 +259,119 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     onError: (err) => log(`a callback attempt could not be recorded: ${String((err as Error)?.stack ?? err)}`),
   });
   const concurrency = createConcurrency();
-  const interrupted = refundInterruptedTextCalls(db, clock.now());
-  if (interrupted.length > 0) {
-    warn(`refunded ${interrupted.length} text call(s) the last run stopped in the middle of: ${interrupted.slice(0, 5).join(', ')}`);
-  }
-  // Finished work stops counting toward concurrency; the key's quota keeps only what was charged.
-  engine.onTerminal((stored, atMs) => {
-    const key = stored.key ? (db.keys.get(stored.key) ?? null) : null;
-    const taken = { points: stored.quota_taken ?? stored.task.points.frozen, atMs: stored.created_ms };
-    finished(db, concurrency, key, stored.account_id, taken, stored.task.points.charged, atMs);
-  });
-  engine.onTerminal(webhooks.taskFinished);
-  // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds.
-  const unfinished = db.tasks.countUnfinished();
-  step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, () => {
-    concurrency.rebuild(db.tasks.unfinished());
-    engine.resume();
-  });
-  files.resume();
-  webhooks.resume();
-  keepRecordsFor30Days(clock, db);
-  keepDeliveriesFor(clock, db, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
   const rateLimiter = createRateLimiter();
+  // The app's latency waits end at once when closing, so paced streams finish inside the grace period.
+  const pacing = hurriable(clock);
+  let closeServer: ((graceMs: number) => Promise<number>) | null = null;
+  // Waited for before the store closes: a process must not end while the check's worker is in the middle of a query.
+  let backgroundCheck: Promise<void> = Promise.resolve();
+
+  // What the emulator runs, in order: each part's start at start, its afterReplace once a reset or a state import
+  // has replaced everything stored, and its stop at close (in reverse order: the server first, the store last).
+  const lifecycle = lifecycleOf([
+    // Last: no transaction may follow.
+    {
+      name: 'store',
+      stop: async () => {
+        await backgroundCheck;
+        await store.close();
+      },
+    },
+    {
+      name: 'export on exit',
+      stop: async () => {
+        if (options.exportOnExit) await writeStateFile(options.exportOnExit, exportState(db, clock.now()));
+      },
+    },
+    { name: 'clock', stop: () => clock.stop() },
+    {
+      name: 'seed accounts',
+      start: () => {
+        if (isEmpty(db)) store.transaction(() => seedStore(db, random, clock.now()));
+      },
+    },
+    {
+      name: 'interrupted text calls',
+      start: () => {
+        const interrupted = refundInterruptedTextCalls(db, clock.now());
+        if (interrupted.length > 0) {
+          warn(`refunded ${interrupted.length} text call(s) the last run stopped in the middle of: ${interrupted.slice(0, 5).join(', ')}`);
+        }
+      },
+    },
+    {
+      name: 'task ends',
+      start: () => {
+        engine.onTerminal(releaseWhenTaskEnds(db, concurrency));
+        engine.onTerminal(webhooks.taskFinished);
+      },
+    },
+    { name: 'file bytes', afterReplace: () => blobs.clear() },
+    {
+      name: 'tasks',
+      start: () => {
+        // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds.
+        const unfinished = db.tasks.countUnfinished();
+        step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, () => {
+          concurrency.rebuild(db.tasks.unfinished());
+          engine.resume();
+        });
+      },
+      afterReplace: () => {
+        concurrency.rebuild(db.tasks.unfinished());
+        engine.resume();
+      },
+    },
+    { name: 'rate limits', afterReplace: () => rateLimiter.clear() },
+    { name: 'file expiry', start: () => files.resume(), afterReplace: () => files.resume() },
+    { name: 'callbacks', start: () => webhooks.resume(), afterReplace: () => webhooks.resume(), stop: () => webhooks.stop() },
+    {
+      name: 'retention',
+      start: () => {
+        keepRecordsFor30Days(clock, db);
+        keepDeliveriesFor(clock, db, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
+      },
+    },
+    {
+      // Once everything the start reads has been read (a damaged row it meets stops the start instead).
+      name: 'store check',
+      start: () => {
+        if (!store.backgroundCheck || !store.path) return;
+        const path = store.path;
+        backgroundCheck = step(`checking the store ${path} in the background`, sizeText(fileBytes(path)), fileBytes(path) >= LONG_FILE_BYTES, () =>
+          checkStoreInBackground(path),
+        ).then(
+          (problems) => {
+            if (problems.length === 0) return;
+            status.storeDamage = damageMessage(path, problems);
+            log(status.storeDamage);
+          },
+          (err: unknown) => log(`the store check could not run: ${String(err)}`),
+        );
+      },
+    },
+    {
+      name: 'server',
+      stop: async () => {
+        pacing.hurry();
+        if (!closeServer) return;
+        const graceMs = options.shutdownGraceMs ?? 10_000;
+        const cut = await closeServer(graceMs);
+        if (cut > 0) warn(`closing: ${cut} request(s) still unfinished after the ${graceMs} ms grace period were cut`);
+        // A handler that saw its connection cut records that on its next turn; let it, before the last write.
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    },
+  ]);
 
   /**
-   * Everything stored replaced at once (a reset, a state import), in one transaction; then every cache built
-   * from the store follows it, and the work the new records hold is scheduled.
+   * Everything stored replaced at once (a reset, a state import), in one transaction; then every part follows it
+   * (caches built from the store, work the new records hold scheduled).
    */
-  const replaceAll = (fill: () => void): { accounts: number; keys: number; tasks: number } =>
+  const replaceAll = (fill: () => void): StateCounts =>
     store.transaction(() => {
-      store.wipe();
-      // Ledger ids start again from 1: the check for interrupted text calls starts again with them.
-      store.meta.set('ledger_checked', 0);
       fill();
-      store.afterCommit(() => {
-        blobs.clear();
-        concurrency.rebuild(db.tasks.unfinished());
-        rateLimiter.clear();
-        engine.resume();
-        files.resume();
-        webhooks.resume();
-      });
+      store.afterCommit(() => lifecycle.afterReplace());
       const accounts = db.accounts.all();
       return {
         accounts: accounts.length,
@@ -294,61 +379,46 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
         tasks: db.tasks.count(),
       };
     });
-  const state: AppDeps['state'] = {
-    reset: () => replaceAll(() => seedStore(db, random, clock.now())),
+  const state: StateOps = {
+    reset: () =>
+      replaceAll(() => {
+        store.wipe();
+        // Ledger ids start again from 1: the check for interrupted text calls starts again with them.
+        store.meta.set('ledger_checked', 0);
+        seedStore(db, random, clock.now());
+      }),
     export: () => exportState(db, clock.now()),
+    // The import wipes the store itself, and sets where the check for interrupted text calls starts.
     import: (document) => replaceAll(() => importState(db, document)),
   };
 
-  // The app's latency waits end at once when closing, so paced streams finish inside the grace period.
-  const pacing = hurriable(clock);
+  const resolveHost = options.resolveHost ?? resolveWithDns;
+  const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, webhooks, resolveHost, state, config, status });
+  const textModels = loadTextModels();
+  const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, config });
   const app = createApp({
+    control,
+    api,
     clock: pacing.clock,
     db,
     random,
     contract,
     log,
     config,
-    engine,
-    scenarios,
-    blobs,
-    files,
-    textModels: loadTextModels(),
+    textModels,
     logger: options.logger ?? null,
-    webhooks,
-    resolveHost: options.resolveHost ?? resolveWithDns,
-    concurrency,
     rateLimiter,
     nonces: createNonceCache(),
-    state,
   });
+  lifecycle.start();
 
-  // Once everything the start reads has been read (a damaged row it meets stops the start instead). Waited for by
-  // close(): a process must not end while the check's worker is in the middle of a query.
-  let backgroundCheck: Promise<void> = Promise.resolve();
-  if (store.backgroundCheck && store.path) {
-    const path = store.path;
-    backgroundCheck = step(`checking the store ${path} in the background`, sizeText(fileBytes(path)), fileBytes(path) >= LONG_FILE_BYTES, () =>
-      checkStoreInBackground(path),
-    ).then(
-      (problems) => {
-        if (problems.length === 0) return;
-        config.storeDamage = damageMessage(path, problems);
-        log(config.storeDamage);
-      },
-      (err: unknown) => log(`the store check could not run: ${String(err)}`),
-    );
-  }
-  let closeServer: ((graceMs: number) => Promise<number>) | null = null;
   let closing: Promise<void> | null = null;
   const emulator: Emulator = {
     app,
+    control,
     clock,
-    store,
-    db,
-    contract,
-    engine,
     adminToken,
+    internals: { store, db, engine, contract },
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
       // Requests the server itself refuses (too large, too slow, not HTTP) are answered and recorded as the app's are.
@@ -362,29 +432,14 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
           const address = server.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           const url = `http://${shownHost}:${address.port}`;
-          if (options.publicUrl === undefined) config.publicUrl = url;
+          listeningAt = url;
           resolve(url);
         });
       });
     },
     close() {
       // Closing twice (a signal and a test's afterEach) shares one shutdown and writes once.
-      closing ??= (async () => {
-        pacing.hurry();
-        if (closeServer) {
-          const graceMs = options.shutdownGraceMs ?? 10_000;
-          const cut = await closeServer(graceMs);
-          if (cut > 0) warn(`closing: ${cut} request(s) still unfinished after the ${graceMs} ms grace period were cut`);
-          // A handler that saw its connection cut records that on its next turn; let it, before the last write.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        webhooks.stop();
-        await clock.stop();
-        if (options.exportOnExit) await writeStateFile(options.exportOnExit, exportState(db, clock.now()));
-        await backgroundCheck;
-        // Last: no transaction may follow.
-        await store.close();
-      })();
+      closing ??= lifecycle.stop();
       return closing;
     },
   };

@@ -1,6 +1,6 @@
 /** The package's programmatic API: an emulator in-process for test suites. */
 export { createEmulator } from './emulator.ts';
-export type { Emulator, EmulatorOptions } from './emulator.ts';
+export type { Emulator, EmulatorInternals, EmulatorOptions } from './emulator.ts';
 export { createApp } from './app.ts';
 export { createClock, formatTime } from './clock/index.ts';
 export type { Clock, ClockMode } from './clock/index.ts';
@@ -8,3 +8,17 @@ export { openStore } from './store/index.ts';
 export type { Store } from './store/index.ts';
 export { signRequest } from './keys/index.ts';
 export type { SignRequestOptions } from './keys/index.ts';
+export type {
+  Control,
+  ListPage,
+  PageQuery,
+  NewAccountInput,
+  LedgerQuery,
+  TaskListQuery,
+  DeliveryListQuery,
+  RecordListQuery,
+  ClockView,
+  Health,
+  TaskEntry,
+  StateCounts,
+} from './service/index.ts';

@@ -57,7 +57,7 @@ it('refunds the order when the video times out, and the points come back', async
   const order = await service.order('A-2', 'a dog surfing');
   await emulator.clock.advance(61 * 60_000);
   expect(order.state).toBe('refunded');
-  const task = emulator.db.tasks.get(order.taskId)?.task;
+  const task = emulator.internals.db.tasks.get(order.taskId)?.task;
   expect(task?.error?.code).toBe('timeout');
   expect(task?.points).toEqual({ frozen: '1188.000', charged: '0.000', refunded: '1188.000' });
 });

@@ -21,7 +21,7 @@ it("runs the docs' parity snippet: the sample recording replays at 100 %", async
 
   expect(report.agreed).toBeGreaterThan(40);
   expect(report.exchanges).toBe(10);
-}, 60_000);
+});
 
 it('is the snippet docs/guides/record-and-replay.md shows', () => {
   const readme = readFileSync(here('../../docs/guides/record-and-replay.md'), 'utf8');

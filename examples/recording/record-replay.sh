@@ -13,9 +13,9 @@ svc=(node "$here/bin/svc-emulator.js")
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
-# Waits for "<what> http://…" in a log and prints the address.
+# Waits for "<what> http://…" in a log (up to two minutes: a start on a busy machine is slow) and prints the address.
 address_in() {
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 1200); do
     found=$(grep -o "$2 http://[^ ]*" "$1" | head -1 | awk '{print $NF}' || true)
     [ -n "$found" ] && { echo "$found"; return; }
     sleep 0.1

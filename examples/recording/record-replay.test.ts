@@ -15,7 +15,7 @@ it('records an integrator\'s traffic through the proxy, imports it, and replays 
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const env = { ...process.env };
     delete env['UPSTREAM'];
-    execFile('bash', [SCRIPT, work], { env, timeout: 90_000 }, (error, out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }));
+    execFile('bash', [SCRIPT, work], { env, timeout: 240_000 }, (error, out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }));
   });
   expect(code, `${stdout}\n${stderr}`).toBe(0);
   expect(stdout).toContain('task: succeeded, charged 40.000');
@@ -34,4 +34,4 @@ it('records an integrator\'s traffic through the proxy, imports it, and replays 
   // The demo key, and the client's prompts: redacted, as nothing said --keep-content.
   for (const secret of ['sk-emulator-demo', 'paper clip', 'haiku about rain', 'Say hello']) expect(har).not.toContain(secret);
   expect(readdirSync(join(work, 'scenarios')).sort()).toEqual(['recorded-tasks.yaml', 'recorded-text.yaml']);
-}, 120_000);
+}, 300_000);

@@ -1,11 +1,10 @@
 import { applyMovement, toPoints, ZERO } from '../billing/index.ts';
-import type { LedgerKind, Points } from '../billing/index.ts';
+import type { LedgerKind, LedgerRepo, Points } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
-import type { Db } from '../db.ts';
+import type { AccountsRepo, KeysRepo, StoredAccount, StoredKey } from './records.ts';
 import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoredAccount, StoredKey } from './records.ts';
 
 export interface NewAccount {
   id?: string;
@@ -14,7 +13,7 @@ export interface NewAccount {
   webhook_secret?: string;
 }
 
-type Accounts = Pick<Db, 'accounts' | 'ledger'>;
+type Accounts = { accounts: AccountsRepo; ledger: LedgerRepo };
 
 /** Creates an account, funding it through the ledger so `funded = available + frozen + charged` holds. */
 export function createAccount(db: Accounts, random: Random, nowMs: number, spec: NewAccount): StoredAccount {
@@ -33,20 +32,20 @@ export function createAccount(db: Accounts, random: Random, nowMs: number, spec:
   return points === ZERO ? account : move(db, id, { kind: 'fund', points, atMs: nowMs });
 }
 
-export function createKey(db: Pick<Db, 'keys'>, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
+export function createKey(db: { keys: KeysRepo }, random: Random, nowMs: number, accountId: string, key?: string): StoredKey {
   const record: StoredKey = { key: key ?? ids.apiKey(random), account_id: accountId, created_at: formatTime(nowMs) };
   db.keys.put(record);
   return record;
 }
 
-export function findAccount(db: Pick<Db, 'accounts'>, id: string): StoredAccount {
+export function findAccount(db: { accounts: AccountsRepo }, id: string): StoredAccount {
   const account = db.accounts.get(id);
   if (!account) throw new ApiError('not_found', `No account '${id}'.`);
   return account;
 }
 
 /** The account a key belongs to, or undefined for a missing or unknown key. */
-export function accountForKey(db: Pick<Db, 'accounts' | 'keys'>, key: string): StoredAccount | undefined {
+export function accountForKey(db: { accounts: AccountsRepo; keys: KeysRepo }, key: string): StoredAccount | undefined {
   const record = db.keys.get(key);
   return record ? db.accounts.get(record.account_id) : undefined;
 }

@@ -1,5 +1,4 @@
 import type { Points } from '../billing/index.ts';
-import type { KeySettings, QuotaUse } from '../keys/settings.ts';
 import type { Store } from '../store/index.ts';
 import { bodies, body, cachedRows } from '../store/index.ts';
 
@@ -23,6 +22,31 @@ export interface StoredKey {
   created_at: string;
   settings?: KeySettings;
   quota_use?: QuotaUse;
+}
+
+/** @see reference "Limits": key quotas */
+export type QuotaPeriod = 'daily' | 'weekly' | 'monthly';
+
+/**
+ * A key's settings, set when it is created or later through the control API (src/keys applies them).
+ * @see reference "Authentication" 3 and "Limits"
+ */
+export interface KeySettings {
+  /** Callable models; null: all. */
+  models: string[] | null;
+  quota: { points: Points; period: QuotaPeriod } | null;
+  /** Requests per minute; null: no limit. */
+  rpm: number | null;
+  /** Running tasks plus text calls in flight; null: no limit. */
+  concurrency: number | null;
+  /** The secret of signed requests; null: signing off. */
+  signing_secret: string | null;
+}
+
+/** What the key's quota has used in its current period: freezes count, refunds give back. */
+export interface QuotaUse {
+  period_start_ms: number;
+  used: Points;
 }
 
 export interface AccountsRepo {

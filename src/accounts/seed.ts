@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Db } from '../db.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { AccountsRepo, KeysRepo } from './records.ts';
 import type { Random } from '../random/index.ts';
 import { createAccount, createKey } from './accounts.ts';
 
@@ -14,7 +15,7 @@ export function readSeed(): Seed {
 }
 
 /** Fills an empty store with the demo account and key of fixtures/seed.json (inside the caller's transaction). */
-export function seedStore(db: Pick<Db, 'accounts' | 'keys' | 'ledger'>, random: Random, nowMs: number, seed: Seed = readSeed()): void {
+export function seedStore(db: { accounts: AccountsRepo; keys: KeysRepo; ledger: LedgerRepo }, random: Random, nowMs: number, seed: Seed = readSeed()): void {
   for (const spec of seed.accounts) {
     const account = createAccount(db, random, nowMs, {
       id: spec.id,
@@ -26,4 +27,4 @@ export function seedStore(db: Pick<Db, 'accounts' | 'keys' | 'ledger'>, random: 
   }
 }
 
-export const isEmpty = (db: Pick<Db, 'accounts'>): boolean => db.accounts.count() === 0;
+export const isEmpty = (db: { accounts: AccountsRepo }): boolean => db.accounts.count() === 0;

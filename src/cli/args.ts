@@ -57,6 +57,12 @@ export function suggestion(given: string, known: readonly string[], prefix = '--
   return near ? `; did you mean ${prefix}${best}?` : '';
 }
 
+/** The error for a first argument that is no command: an option before any command, or a mistyped command. */
+export function notACommand(given: string, commands: readonly string[]): UsageError {
+  if (given.startsWith('-')) return new UsageError(`svc-emulator: ${given} goes after a command (svc-emulator start ${given} …; svc-emulator --help lists them)`);
+  return new UsageError(`svc-emulator: unknown command '${given}'${suggestion(given, commands, '')} (svc-emulator --help lists them)`);
+}
+
 /**
  * A deployment's address from `--flag`, as the reference gives one: scheme and host (and port), nothing after.
  * A bare host:port, the usual slip, gets the scheme suggested: http for local hosts, https for the rest.

@@ -154,3 +154,6 @@ Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]
   export FILE      the store as a state document (start another emulator from it with --import FILE)
 
   --db PATH        the store (default ${DEFAULT_DB})`;
+
+/** The commands `svc-emulator <command>` knows (src/cli/main.ts), for the "did you mean" of a mistyped one. */
+export const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'verdict', 'help'];

@@ -1,8 +1,8 @@
 import { ScenarioFileError } from '../scenarios/index.ts';
 import { StoreDamageError, StoreFullError, StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
-import { CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
-import { HelpRequested, suggestion, UsageError } from './args.ts';
+import { COMMANDS, CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
+import { HelpRequested, notACommand, UsageError } from './args.ts';
 import { parseStartOptions, START_HELP } from './start-options.ts';
 
 const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
@@ -27,8 +27,6 @@ ${PROXY_HELP}
 ${IMPORT_RECORDING_HELP}
 ${PARITY_HELP}
 ${VERDICT_HELP}`;
-
-const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'verdict', 'help'];
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -68,8 +66,7 @@ async function main(argv: string[]): Promise<void> {
       const { parseVerdictOptions, verdict } = await import('./verdict.ts');
       process.exit(await verdict(parseVerdictOptions(rest, process.env)));
     }
-    if (command.startsWith('-')) throw new UsageError(`svc-emulator: ${command} goes after a command (svc-emulator start ${command} …; svc-emulator --help lists them)`);
-    throw new UsageError(`svc-emulator: unknown command '${command}'${suggestion(command, COMMANDS, '')} (svc-emulator --help lists them)`);
+    throw notACommand(command, COMMANDS);
   } catch (err) {
     if (err instanceof HelpRequested) {
       console.log(err.message);

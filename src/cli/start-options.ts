@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
-import { parseYaml } from '../contract/yaml.ts';
+import { parseYaml } from '../contract/index.ts';
 import type { EmulatorOptions } from '../emulator.ts';
 import { budgetText, connectionBudget, openFileLimit, resolveLimits } from '../server/index.ts';
 import type { ConnectionBudget, ServerLimits } from '../server/index.ts';
-import { DEFAULT_SEND_CONCURRENCY } from '../webhooks/send-pool.ts';
+import { DEFAULT_SEND_CONCURRENCY } from '../webhooks/index.ts';
 
 export interface StartOptions extends EmulatorOptions {
   host: string;

@@ -36,11 +36,11 @@ export async function start(options: StartOptions): Promise<void> {
     await emulator.close();
     process.exit(2);
   }
-  const demo = emulator.db.keys.ofAccount('acct_demo');
-  const account = emulator.db.accounts.get('acct_demo');
+  const demo = emulator.internals.db.keys.ofAccount('acct_demo');
+  const account = emulator.internals.db.accounts.get('acct_demo');
   const lines = [
     `svc-emulator ${VERSION} listening on ${url}`,
-    `  store        ${emulator.store.kind === 'file' ? emulator.store.path : 'memory'}`,
+    `  store        ${emulator.internals.store.kind === 'file' ? emulator.internals.store.path : 'memory'}`,
     `  clock        ${emulator.clock.mode}${emulator.clock.speed !== 1 ? ` ×${emulator.clock.speed}` : ''}`,
     ...(account ? [`  demo account ${account.id} (${account.available} points available)`] : []),
     ...demo.map((k) => `  demo key     ${k.key}`),

@@ -1,7 +1,7 @@
 import { repositories } from '../db.ts';
 import { exportState, writeStateFile } from '../state/index.ts';
 import { backupStore, checkStoreFile, openStore } from '../store/index.ts';
-import { restoreStore } from '../store/maintenance.ts';
+import { restoreStore } from '../store/index.ts';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { DEFAULT_DB } from './start-options.ts';
 import { STORE_HELP } from './help.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { derived, hashOf } from '../cache/derived.ts';
+import { derived, hashOf } from '../cache/index.ts';
 
 export type DocumentName = 'service' | 'admin';
 export type JsonSchema = Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { invalidParams } from '../errors/index.ts';
-import { hashOf } from '../cache/derived.ts';
+import { hashOf } from '../cache/index.ts';
 import { createAjv } from './ajv.ts';
 import { loadDocument } from './documents.ts';
 import type { DocumentName } from './documents.ts';
@@ -91,3 +91,4 @@ export function createContract(): Contract {
       checkSubmission(documents.service, (envelope ??= schema('service', 'SubmitTaskCommon')), taskModels, body, options.liftAddressPolicy ?? false),
   };
 }
+export type { FileRecord, Task, TaskFailureCode, TaskOutput, TaskStatus } from './task-shape.ts';

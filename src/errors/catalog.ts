@@ -91,3 +91,13 @@ export const invalidParams = (details: ErrorDetail[]): ApiError =>
     details.length === 1 && details[0] ? `${details[0].field} ${details[0].message}` : ERROR_CATALOG.invalid_params.message,
     details,
   );
+
+/** What a text call's fault part-way through generation says, by the code a scenario fails it with. */
+export const GENERATION_FAULT_MESSAGES = {
+  service_unavailable: 'The model became unavailable during generation; the points were refunded.',
+  content_rejected: 'The output failed content review; the points were refunded.',
+  invalid_params: 'The parameters were found unacceptable during generation; the points were refunded.',
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+/** A text call's fault part-way through generation, as the error it answers with. */
+export const generationFault = (code: keyof typeof GENERATION_FAULT_MESSAGES): ApiError => new ApiError(code, GENERATION_FAULT_MESSAGES[code]);

@@ -1,4 +1,4 @@
-export { ApiError, ERROR_CATALOG, invalidParams } from './catalog.ts';
+export { ApiError, ERROR_CATALOG, GENERATION_FAULT_MESSAGES, generationFault, invalidParams } from './catalog.ts';
 export type { ErrorCode, ErrorDetail } from './catalog.ts';
 export { endpointGroup, errorBody } from './shapes.ts';
 export type { EndpointGroup } from './shapes.ts';

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/index.ts';
-import type { Db } from '../db.ts';
+import type { Store } from '../store/index.ts';
+import type { FilesRepo } from './records.ts';
 import { isBlobName } from './blobs.ts';
 import type { BlobStore } from './blobs.ts';
 
@@ -19,7 +20,7 @@ export interface FileKeeper {
 
 const BATCH = 500;
 
-export function createFileKeeper(clock: Clock, db: Pick<Db, 'store' | 'files'>, blobs: BlobStore): FileKeeper {
+export function createFileKeeper(clock: Clock, db: { store: Store; files: FilesRepo }, blobs: BlobStore): FileKeeper {
   let waitingFor: number | null = null;
   const wake = (atMs: number): void => {
     if (waitingFor !== null && waitingFor <= atMs) return;

@@ -7,6 +7,7 @@ export { checkFileParams, fileOf, otherFileAddresses } from './params.ts';
 export type { FileRule, FileCheckContext } from './params.ts';
 export { createFileKeeper } from './expiry.ts';
 export type { FileKeeper } from './expiry.ts';
+export { filesRepo } from './records.ts';
 export type { StoredFile, FilesRepo } from './records.ts';
 export { fixtureBytes } from './fixtures.ts';
 export type { MediaFixture } from './fixtures.ts';

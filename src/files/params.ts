@@ -1,8 +1,7 @@
 import type { ErrorDetail } from '../errors/index.ts';
-import type { Db } from '../db.ts';
-import { publicAddressProblem } from '../webhooks/address-guard.ts';
-import type { AddressProblem } from '../webhooks/address-guard.ts';
-import type { StoredFile } from './records.ts';
+import type { FilesRepo, StoredFile } from './records.ts';
+import { publicAddressProblem } from '../webhooks/index.ts';
+import type { AddressProblem } from '../webhooks/index.ts';
 import { FILES_PATH, ownFile } from './registry.ts';
 
 /** What a model's input schema says of a file parameter (`x-file` in openapi/service.yaml). */
@@ -16,7 +15,7 @@ export interface FileRule {
 }
 
 export interface FileCheckContext {
-  db: Pick<Db, 'files'>;
+  db: { files: FilesRepo };
   accountId: string;
   publicUrl: string;
   nowMs: number;
@@ -121,6 +120,6 @@ function fileProblem(rule: FileRule, file: StoredFile): string | null {
 }
 
 /** The emulator's own file behind a parameter value, if any (for settlement on actual durations). */
-export function fileOf(db: Pick<Db, 'files'>, address: unknown, publicUrl: string): StoredFile | undefined {
+export function fileOf(db: { files: FilesRepo }, address: unknown, publicUrl: string): StoredFile | undefined {
   return typeof address === 'string' ? ownFile(db, address, publicUrl).file : undefined;
 }

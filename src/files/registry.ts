@@ -1,8 +1,7 @@
 import { formatTime } from '../clock/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { Db } from '../db.ts';
-import type { StoredFile } from './records.ts';
+import type { FilesRepo, StoredFile } from './records.ts';
 import { extensionOf, kindOf } from './kinds.ts';
 
 /** Where the emulator's own files are served: `{public url}/files/{name}`. */
@@ -20,7 +19,7 @@ export interface NewFile {
 }
 
 /** Records a file under a fresh `file_<number>` id and an unguessable name. */
-export function addFile(db: Pick<Db, 'files'>, random: Random, nowMs: number, retentionMs: number, spec: NewFile): StoredFile {
+export function addFile(db: { files: FilesRepo }, random: Random, nowMs: number, retentionMs: number, spec: NewFile): StoredFile {
   return db.files.insert({
     account_id: spec.accountId,
     name: `${ids.fileName(random)}.${extensionOf(spec.mimeType)}`,
@@ -58,7 +57,7 @@ export function fileView(file: StoredFile, publicUrl: string): Record<string, un
 }
 
 /** A live file by its served name (expired files are gone even before they are pruned). */
-export function fileByName(db: Pick<Db, 'files'>, name: string, nowMs: number): StoredFile | undefined {
+export function fileByName(db: { files: FilesRepo }, name: string, nowMs: number): StoredFile | undefined {
   const file = db.files.byName(name);
   return file && file.expires_ms > nowMs ? file : undefined;
 }
@@ -68,7 +67,7 @@ export function fileByName(db: Pick<Db, 'files'>, name: string, nowMs: number): 
  * expired. Undefined when the address is not one of the emulator's.
  */
 export function ownFile(
-  db: Pick<Db, 'files'>,
+  db: { files: FilesRepo },
   address: string,
   publicUrl: string,
 ): { file: StoredFile | undefined; own: boolean } {

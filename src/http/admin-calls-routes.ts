@@ -1,31 +1,25 @@
 import { Router } from 'express';
+import type { RecordListQuery } from '../service/index.ts';
+import { adminQuery, pageQueryOf } from './admin-query.ts';
+import type { AdminDeps } from './admin-routes.ts';
 import { ROUTING } from './routing.ts';
-import { ApiError } from '../errors/index.ts';
-import { listPage } from './admin-routes.ts';
-import type { AppDeps } from './context.ts';
-import type { CallFilter } from '../calls/index.ts';
 
 /** Call records from the control API: by request id, or listed newest first with filters and pages. */
-export function adminCallsRoutes(deps: AppDeps): Router {
-  const { contract, db } = deps;
+export function adminCallsRoutes({ contract, control }: AdminDeps): Router {
   const router = Router(ROUTING);
 
   router.get('/records', (req, res) => {
-    const query = contract.parameters('listRecords', 'query', req.query as Record<string, unknown>, 'admin');
-    const limit = Number(query['limit']);
-    const filter: CallFilter = {};
+    const query = adminQuery(contract, 'listRecords', req);
+    const filter: RecordListQuery = {};
     for (const field of ['account', 'key', 'path', 'model', 'error_code'] as const) {
       if (query[field] !== undefined) filter[field] = String(query[field]);
     }
     if (query['status'] !== undefined) filter.status = Number(query['status']);
-    const { rows, hasMore } = db.calls.page(filter, limit, (Number(query['page']) - 1) * limit);
-    res.json(listPage(rows, query, { page: query['page'], limit, has_more: hasMore }));
+    res.json(control.records.list({ ...pageQueryOf(query), ...filter }));
   });
 
   router.get('/records/:id', (req, res) => {
-    const call = db.calls.get(req.params.id);
-    if (!call) throw new ApiError('not_found', `No call record '${req.params.id}'.`);
-    res.json(call);
+    res.json(control.records.get(req.params.id));
   });
 
   return router;

@@ -1,59 +1,31 @@
 import { Router } from 'express';
-import { ROUTING } from './routing.ts';
-import { createKey, findAccount } from '../accounts/index.ts';
-import { ApiError } from '../errors/index.ts';
-import { applySettings, keyView } from '../keys/index.ts';
 import type { SettingsPatch } from '../keys/index.ts';
-import { accountView } from './admin-routes.ts';
-import type { AppDeps } from './context.ts';
+import { optionalBody } from './admin-query.ts';
+import type { AdminDeps } from './admin-routes.ts';
 import { requireObjectBody } from './json-body.ts';
+import { ROUTING } from './routing.ts';
 
 /** Keys with their settings, and the account's own cap. @see reference "Authentication" 3 */
-export function adminKeysRoutes(deps: AppDeps): Router {
-  const { contract, db, clock } = deps;
+export function adminKeysRoutes({ contract, control }: AdminDeps): Router {
   const router = Router(ROUTING);
-  const keyOf = (key: string) => {
-    const stored = db.keys.get(key);
-    if (!stored) throw new ApiError('not_found', `No key '${key}'.`);
-    return stored;
-  };
 
   router.post('/accounts/:id/keys', (req, res) => {
-    const patch = contract.body<SettingsPatch>('admin', 'CreateKeyRequest', req.body === undefined ? {} : requireObjectBody(req));
-    const { key, secret } = db.store.transaction(() => {
-      const account = findAccount(db, req.params.id);
-      const created = createKey(db, deps.random, clock.now(), account.id);
-      const signing = applySettings(created, patch, deps.random);
-      db.keys.put(created);
-      return { key: created, secret: signing };
-    });
-    res.status(201).json(keyView(key, clock.now(), secret));
+    const settings = contract.body<SettingsPatch>('admin', 'CreateKeyRequest', optionalBody(req));
+    res.status(201).json(control.keys.create(req.params.id, settings));
   });
 
   router.get('/keys/:key', (req, res) => {
-    res.json(keyView(keyOf(req.params.key), clock.now()));
+    res.json(control.keys.get(req.params.key));
   });
 
   router.patch('/keys/:key', (req, res) => {
-    const patch = contract.body<SettingsPatch>('admin', 'KeySettings', requireObjectBody(req));
-    const { key, secret } = db.store.transaction(() => {
-      const stored = keyOf(req.params.key);
-      const signing = applySettings(stored, patch, deps.random);
-      db.keys.put(stored);
-      return { key: stored, secret: signing };
-    });
-    res.json(keyView(key, clock.now(), secret));
+    const settings = contract.body<SettingsPatch>('admin', 'KeySettings', requireObjectBody(req));
+    res.json(control.keys.update(req.params.key, settings));
   });
 
   router.patch('/accounts/:id', (req, res) => {
     const patch = contract.body<{ concurrency?: number | null }>('admin', 'AccountSettings', requireObjectBody(req));
-    const account = db.store.transaction(() => {
-      const stored = findAccount(db, req.params.id);
-      if (patch.concurrency !== undefined) stored.concurrency = patch.concurrency;
-      db.accounts.put(stored);
-      return stored;
-    });
-    res.json(accountView(account));
+    res.json(control.accounts.update(req.params.id, patch));
   });
 
   return router;

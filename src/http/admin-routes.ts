@@ -1,152 +1,87 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
-import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
-import { createAccount, findAccount } from '../accounts/index.ts';
-import type { StoredAccount } from '../accounts/index.ts';
-import { toPoints } from '../billing/index.ts';
-import { formatTime } from '../clock/index.ts';
+import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
+import type { Control, NewAccountInput } from '../service/index.ts';
 import { checkStateDocument } from '../state/index.ts';
-import { webhookAddressProblemResolved } from '../webhooks/index.ts';
+import { adminQuery, optionalBody, pageQueryOf } from './admin-query.ts';
 import { bearerOf } from './api-key.ts';
-import type { AppDeps } from './context.ts';
 import { requireObjectBody } from './json-body.ts';
+import { ROUTING } from './routing.ts';
+
+/** What the control API's routes use: the contract to parse with, the control operations to call. */
+export interface AdminDeps {
+  contract: Contract;
+  control: Control;
+}
 
 /** `GET /_emulator/health`: the one control route that needs no token, mounted before the token check. */
-export function adminHealthRoutes(deps: Pick<AppDeps, 'clock' | 'config'>): Router {
+export function adminHealthRoutes({ control }: Pick<AdminDeps, 'control'>): Router {
   const router = Router(ROUTING);
   router.get('/health', (_req, res) => {
-    const clock = { now: formatTime(deps.clock.now()), mode: deps.clock.mode };
-    const damage = deps.config.storeDamage;
-    if (damage) return void res.status(503).json({ status: 'damaged', version: deps.config.version, clock, store: damage });
-    res.json({ status: 'ok', version: deps.config.version, clock });
+    const health = control.health();
+    res.status(health.status === 'ok' ? 200 : 503).json(health);
   });
   return router;
 }
 
-/** The emulator's control API under /_emulator, described by openapi/admin.yaml; mounted after adminAuth. */
-export function adminRoutes(deps: AppDeps): Router {
-  const { contract, db, clock } = deps;
+/** The clock, accounts and the whole state, from the control API (openapi/admin.yaml); mounted after adminAuth. */
+export function adminRoutes({ contract, control }: AdminDeps): Router {
   const router = Router(ROUTING);
 
   router.get('/clock', (_req, res) => {
-    res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
+    res.json(control.clock.get());
   });
 
   router.post('/clock/advance', async (req, res) => {
     const body = contract.body<{ seconds: number }>('admin', 'AdvanceClockRequest', requireObjectBody(req));
-    const now = await clock.advanceSeconds(body.seconds);
-    // The time answered is on disk before the answer, even when nothing fell due on the way (every write stamps
-    // the clock's position, and this one has nothing else to say): a restart never resumes before it.
-    db.store.transaction(() => undefined);
-    res.json({ now: formatTime(now), mode: clock.mode });
+    res.json(await control.clock.advance(body.seconds));
   });
 
-  router.post('/clock/speed', async (req, res) => {
+  router.post('/clock/speed', (req, res) => {
     const body = contract.body<{ speed: number }>('admin', 'ClockSpeedRequest', requireObjectBody(req));
-    if (clock.mode !== 'real') {
-      throw new ApiError('invalid_params', 'A manual clock has no speed; advance it instead.', [
-        { field: 'speed', message: 'applies to a real clock only (this one is manual)' },
-      ]);
-    }
-    clock.setSpeed(body.speed);
-    // The clock's position is stamped on every write: this one has nothing else to say.
-    db.store.transaction(() => undefined);
-    res.json({ now: formatTime(clock.now()), mode: clock.mode, speed: clock.speed });
+    res.json(control.clock.setSpeed(body.speed));
   });
 
   router.post('/accounts', async (req, res) => {
-    const body = contract.body<{ points?: string; webhook_url?: string | null }>(
-      'admin',
-      'CreateAccountRequest',
-      req.body === undefined ? {} : requireObjectBody(req),
-    );
-    if (body.webhook_url) {
-      const problem = await webhookAddressProblemResolved(body.webhook_url, deps.config.allowInsecureWebhooks, deps.resolveHost);
-      if (problem) throw new ApiError('invalid_params', `webhook_url ${problem}`, [{ field: 'webhook_url', message: problem }]);
-    }
-    const account = db.store.transaction(() =>
-      createAccount(db, deps.random, clock.now(), {
-        points: toPoints(body.points ?? '100000.000'),
-        webhook_url: body.webhook_url ?? null,
-      }),
-    );
-    res.status(201).json(accountView(account));
+    const body = contract.body<NewAccountInput>('admin', 'CreateAccountRequest', optionalBody(req));
+    res.status(201).json(await control.accounts.create(body));
   });
 
   router.get('/accounts', (req, res) => {
-    const query = contract.parameters('listAccounts', 'query', req.query as Record<string, unknown>, 'admin');
-    // Accounts are few (a handful per test run), so a page is cut from them all; without a limit, every one.
-    const all = db.accounts.all();
-    const limit = query['limit'] === undefined ? null : Number(query['limit']);
-    const page = Number(query['page']);
-    const rows = limit === null ? all : all.slice((page - 1) * limit, page * limit);
-    res.json(listPage(rows.map(accountView), query, { page, limit, has_more: limit !== null && all.length > page * limit }));
+    res.json(control.accounts.list(pageQueryOf(adminQuery(contract, 'listAccounts', req))));
   });
 
   router.get('/accounts/:id', (req, res) => {
-    res.json(accountView(findAccount(db, req.params.id)));
+    res.json(control.accounts.get(req.params.id));
   });
 
   router.get('/accounts/:id/ledger', (req, res) => {
-    const query = contract.parameters('getLedger', 'query', req.query as Record<string, unknown>, 'admin');
-    const account = findAccount(db, req.params.id);
-    if (query['after'] === undefined && query['limit'] === undefined) {
-      const data = db.ledger.ofAccount(account.id);
-      return void res.json({ object: 'list', data, count: data.length, has_more: false });
-    }
-    const after = Number(query['after'] ?? 0);
-    const limit = Number(query['limit'] ?? 100);
-    const data = db.ledger.page(account.id, { after, limit });
-    const count = db.ledger.count(account.id);
-    res.json({ object: 'list', data, count, has_more: (data.at(-1)?.n ?? after) < count });
+    const query = adminQuery(contract, 'getLedger', req);
+    res.json(
+      control.accounts.ledger(req.params.id, {
+        ...(query['after'] !== undefined ? { after: Number(query['after']) } : {}),
+        ...(query['limit'] !== undefined ? { limit: Number(query['limit']) } : {}),
+      }),
+    );
   });
 
   router.post('/reset', (_req, res) => {
-    const { accounts, keys } = deps.state.reset();
-    res.json({ ok: true, accounts, keys });
+    res.json(control.reset());
   });
 
   router.post('/state/export', (_req, res) => {
     res.setHeader('Content-Disposition', 'attachment; filename="svc-emulator-state.json"');
-    res.json(deps.state.export());
+    res.json(control.state.export());
   });
 
   router.post('/state/import', (req, res) => {
     // Untrusted input: every field and the rules between records are checked before anything is replaced.
-    const document = checkStateDocument(contract, requireObjectBody(req));
-    res.json({ ok: true, ...deps.state.import(document) });
+    res.json(control.state.import(checkStateDocument(contract, requireObjectBody(req))));
   });
 
   return router;
-}
-
-/** A row's version: a short hash of what the listing shows of it, for clients that keep the rows they read. */
-export function versionOf(row: unknown): string {
-  return createHash('sha256').update(JSON.stringify(row)).digest('base64url').slice(0, 12);
-}
-
-/**
- * A list answer with `versions`, the version of every row of the page in order; with `known` (versions the
- * client already holds) the rows it has are left out of `data`, which keeps the others in the page's order. The
- * client rebuilds the page from its own copies and the few rows sent: a quiet emulator answers a dashboard's
- * poll with a few bytes per list.
- */
-export function listPage(rows: object[], query: Record<string, unknown>, paging: Record<string, unknown> = {}): Record<string, unknown> {
-  const known = new Set(query['known'] === undefined ? [] : String(query['known']).split(','));
-  const versions = rows.map(versionOf);
-  return { object: 'list', data: rows.filter((_row, i) => !known.has(versions[i] as string)), ...paging, versions };
-}
-
-export function accountView(account: StoredAccount): Record<string, unknown> {
-  const { previous_secrets, ...rest } = account;
-  return {
-    object: 'account',
-    ...rest,
-    concurrency: account.concurrency ?? null,
-    previous_webhook_secrets: (previous_secrets ?? []).map((p) => ({ secret: p.secret, expires_at: formatTime(p.until_ms) })),
-  };
 }
 
 /** 401 unauthorized unless the request carries the admin token; checked before the body is read. */

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors/index.ts';
 import type { StoredAccount, StoredKey } from '../accounts/index.ts';
 import type { Db } from '../db.ts';
+import { contextOf } from './request-context.ts';
 
 /**
  * `Authorization: Bearer <key>` on every /v1 route; `x-api-key` also on /v1/messages. A missing or unknown key
@@ -19,8 +20,9 @@ export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
         key ? 'The API key is not valid.' : 'Send the API key as Authorization: Bearer <API_KEY>.',
       );
     }
-    res.locals['apiKey'] = stored;
-    res.locals['account'] = account;
+    const context = contextOf(res);
+    context.key = stored;
+    context.account = account;
     next();
   };
 }
@@ -30,5 +32,9 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The token of `Authorization: Bearer <token>` (API key or admin token), if the request sends one. */
 export const bearerOf = (req: Request): string | undefined => BEARER.exec(req.headers.authorization ?? '')?.[1];
 
-export const accountOf = (res: Response): StoredAccount => res.locals['account'] as StoredAccount;
-export const keyOf = (res: Response): StoredKey => res.locals['apiKey'] as StoredKey;
+/** The account of an authenticated request (past `apiKeyAuth`). */
+export const accountOf = (res: Response): StoredAccount => contextOf(res).account as StoredAccount;
+/** The key of an authenticated request (past `apiKeyAuth`). */
+export const keyOf = (res: Response): StoredKey => contextOf(res).key as StoredKey;
+/** Who the request authenticated as, for the service's operations. */
+export const callerOf = (res: Response): { account: StoredAccount; key: StoredKey } => ({ account: accountOf(res), key: keyOf(res) });

@@ -3,21 +3,13 @@ import { errorParts, recordedHeaders, targetParts } from '../calls/index.ts';
 import type { CallDetails, CallRecord } from '../calls/index.ts';
 import { formatTime, parseTime } from '../clock/index.ts';
 import type { AppDeps } from './context.ts';
+import { contextOf } from './request-context.ts';
+import type { CallStart } from './request-context.ts';
 import { latencyOf, requestIdOf } from './request-id.ts';
 
-type Deps = Pick<AppDeps, 'clock' | 'db'>;
-
-/** When a /v1 request began, on the virtual clock, and on which store (a reset starts a new one). */
-interface CallStart {
-  atMs: number;
-  epoch: number;
-  /** The answer is over: its final record is written or on its way (`endCall`). */
-  ended: boolean;
-  /** What an error answer's body said (`jsonNotingErrors`). */
-  error?: Pick<CallRecord, 'error_message' | 'error_details'>;
-  /** The request's headers as recorded, made once: a record may be written twice (`recordCall`, `endCall`). */
-  headers?: Record<string, string>;
-}
+/** What writing call records takes: the clock, and the store with its call records (and tasks, for scenarios). */
+export type CallRecordDeps = Pick<AppDeps, 'clock' | 'db'>;
+type Deps = CallRecordDeps;
 
 /**
  * Marks a /v1 request as one that leaves a call record; the record is written once its answer is done (or the
@@ -31,13 +23,13 @@ export function callRecords(deps: Deps): RequestHandler {
   return (_req, res, next) => {
     // A request a reset overtook belongs to the store it began on: nothing of it goes into the fresh one.
     const start: CallStart = { atMs: deps.clock.now(), epoch: deps.db.store.epoch, ended: false };
-    res.locals['callStart'] = start;
+    contextOf(res).callStart = start;
     res.json = jsonNotingErrors;
     next();
   };
 }
 
-const startOf = (res: Response): CallStart | undefined => res.locals['callStart'] as CallStart | undefined;
+const startOf = (res: Response): CallStart | undefined => contextOf(res).callStart;
 
 /**
  * `res.json` of a /v1 request: an error answer's message and details are kept for its record, as its body says
@@ -71,9 +63,7 @@ function timeOf(atMs: number): string {
 
 function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status: number): CallRecord {
   const details = callDetailsOf(res);
-  const account = res.locals['account'] as { id: string } | undefined;
-  const key = res.locals['apiKey'] as { key: string } | undefined;
-  const errorCode = res.locals['errorCode'] as string | undefined;
+  const { account, key, errorCode } = contextOf(res);
   const { path, query } = targetParts(req.originalUrl);
   const scenario = details.scenario ?? scenarioOfTask(deps, details);
   const start = startOf(res);
@@ -156,8 +146,7 @@ function modelNamedBy(body: unknown): string | null {
 }
 
 export function callDetailsOf(res: Response): CallDetails {
-  res.locals['call'] ??= {};
-  return res.locals['call'] as CallDetails;
+  return (contextOf(res).call ??= {});
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, endpointGroup, errorBody } from '../errors/index.ts';
 import { diskFull, StoreFullError } from '../store/index.ts';
+import { contextOf } from './request-context.ts';
 import { requestIdOf } from './request-id.ts';
 import { NO_METHODS, requestPath } from './routing.ts';
 import type { AllowedMethods } from './routing.ts';
@@ -51,7 +52,7 @@ export function errorHandler(log: (message: string) => void): ErrorRequestHandle
       return;
     }
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.locals['errorCode'] = error.code;
+    contextOf(res).errorCode = error.code;
     res.status(error.status).json(errorBody(endpointGroup(req.originalUrl), error, requestIdOf(res)));
   };
 }

@@ -15,7 +15,7 @@ export { requestIds } from './request-id.ts';
 export { refusals } from './refusals.ts';
 export { errorHandler, notFound, unrouted } from './error-handler.ts';
 export type { AppDeps, AppConfig } from './context.ts';
-export { requestSigning, rateLimit, modelPermission, admissionOf } from './key-checks.ts';
+export { requestSigning, rateLimit, modelPermission } from './key-checks.ts';
 export { answerEnded } from './request-log.ts';
 export { documentedMethods, exceptOptions, optionsTo, ROUTING, series } from './routing.ts';
 export type { AllowedMethods } from './routing.ts';

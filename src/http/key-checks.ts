@@ -1,8 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors/index.ts';
 import { canonicalRequest, requestSignature, signaturesMatch, SIGNATURE_TOLERANCE_SECONDS } from '../keys/index.ts';
-import type { Admission } from '../keys/index.ts';
-import { accountOf, keyOf } from './api-key.ts';
+import { keyOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf } from './json-body.ts';
 
@@ -62,7 +61,3 @@ export const modelPermission: RequestHandler = (req: Request, res: Response, nex
   }
   next();
 };
-
-export function admissionOf(deps: Pick<AppDeps, 'clock' | 'concurrency' | 'db'>, res: Response): Admission {
-  return { key: keyOf(res), account: accountOf(res), concurrency: deps.concurrency, nowMs: deps.clock.now(), db: deps.db };
-}

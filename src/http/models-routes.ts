@@ -4,7 +4,7 @@ import { modelById, modelList, pricingList } from '../models/index.ts';
 import type { AppDeps } from './context.ts';
 
 /** @see reference "Other endpoints": GET /v1/models/{id} (with params_schema), the model list, GET /v1/pricing */
-export function modelsRoutes(deps: AppDeps): Router {
+export function modelsRoutes(deps: Pick<AppDeps, 'contract' | 'textModels'>): Router {
   const { contract, textModels } = deps;
   const doc = contract.documents.service;
   const router = Router(ROUTING);

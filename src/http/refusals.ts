@@ -5,6 +5,7 @@ import { ids } from '../random/index.ts';
 import type { ClientRefusal, RefusalAnswer } from '../server/index.ts';
 import { recordRefused } from './call-records.ts';
 import type { AppDeps } from './context.ts';
+import { contextOf } from './request-context.ts';
 import { requestIdOf } from './request-id.ts';
 
 /** Each status the HTTP server refuses with, as a catalog code. */
@@ -38,7 +39,7 @@ export function refusals(deps: Pick<AppDeps, 'random' | 'clock' | 'db' | 'logger
     const group = endpointGroup(path ?? '');
     if (refusal.response) {
       const res = refusal.response as Response;
-      res.locals['errorCode'] = code;
+      contextOf(res).errorCode = code;
       return { headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(errorBody(group, error, requestIdOf(res))) };
     }
     const requestId = ids.requestId(deps.random);

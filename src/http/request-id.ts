@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { ids } from '../random/index.ts';
 import type { AppDeps } from './context.ts';
+import { beginContext, contextOf } from './request-context.ts';
 
 /**
  * The first step of every request: its id, so every answer (errors and unknown paths included) carries it, and
@@ -11,8 +12,7 @@ import type { AppDeps } from './context.ts';
 export function requestIds(deps: Pick<AppDeps, 'random' | 'clock'>, ended: (this: Response) => void): RequestHandler {
   return (req, res, next) => {
     const id = ids.requestId(deps.random);
-    res.locals['requestId'] = id;
-    res.locals['startedWall'] = deps.clock.wallNow();
+    beginContext(res, id, deps.clock.wallNow());
     res.setHeader('X-Request-Id', id);
     // The Messages-style SDK reads its request id from `request-id`; the same id, so its errors can name it.
     if (req.path.startsWith('/v1/messages')) res.setHeader('request-id', id);
@@ -21,7 +21,7 @@ export function requestIds(deps: Pick<AppDeps, 'random' | 'clock'>, ended: (this
   };
 }
 
-export const requestIdOf = (res: Response): string => String(res.locals['requestId']);
+export const requestIdOf = (res: Response): string => contextOf(res).requestId;
 
 /** Real milliseconds since the request arrived. */
-export const latencyOf = (deps: Pick<AppDeps, 'clock'>, res: Response): number => deps.clock.wallNow() - (res.locals['startedWall'] as number);
+export const latencyOf = (deps: Pick<AppDeps, 'clock'>, res: Response): number => deps.clock.wallNow() - contextOf(res).startedWall;

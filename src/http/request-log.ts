@@ -3,6 +3,7 @@ import { keyId } from '../log/index.ts';
 import type { Logger } from '../log/index.ts';
 import { endCall } from './call-records.ts';
 import type { AppDeps } from './context.ts';
+import { contextOf } from './request-context.ts';
 import { latencyOf, requestIdOf } from './request-id.ts';
 
 /**
@@ -28,11 +29,12 @@ export function requestLog(deps: Pick<AppDeps, 'clock'>, logger: Logger, res: Re
   const dashboardRead = req.method === 'GET' && req.originalUrl.startsWith('/_emulator/') && req.get('x-emulator-client') === 'dashboard';
   const level = dashboardRead ? 'debug' : 'info';
   if (logger.enabled?.(level) === false) return;
+  const { key, errorCode } = contextOf(res);
   logger[level](`${req.method} ${req.originalUrl.split('?')[0] ?? ''} ${res.statusCode}`, {
     request_id: requestIdOf(res),
-    key: keyId((res.locals['apiKey'] as { key: string } | undefined)?.key),
+    key: keyId(key?.key),
     status: res.statusCode,
     latency_ms: latencyOf(deps, res),
-    ...(res.locals['errorCode'] ? { error_code: res.locals['errorCode'] } : {}),
+    ...(errorCode ? { error_code: errorCode } : {}),
   });
 }

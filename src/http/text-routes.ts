@@ -1,52 +1,51 @@
 import { Router } from 'express';
-import { ROUTING } from './routing.ts';
 import type { Request, Response } from 'express';
-import { ApiError, errorBody } from '../errors/index.ts';
+import type { Contract } from '../contract/index.ts';
+import type { Clock } from '../clock/index.ts';
+import type { TextModel } from '../models/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
-import { chatFormat, encodeEvent, messagesFormat, responsesFormat, startTextCall, STREAM_HEADERS, textModelOf } from '../text/index.ts';
-import type { TextCall, TextFormat } from '../text/index.ts';
-import { accountOf } from './api-key.ts';
+import type { Api, TextRun } from '../service/index.ts';
+import { chatFormat, messagesFormat, responsesFormat, STREAM_HEADERS, textModelOf } from '../text/index.ts';
+import type { TextFormat } from '../text/index.ts';
+import { callerOf } from './api-key.ts';
 import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
-import { admissionOf } from './key-checks.ts';
-import type { AppDeps } from './context.ts';
+import type { CallRecordDeps } from './call-records.ts';
 import { requireObjectBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
+import { ROUTING } from './routing.ts';
+
+export interface TextRoutesDeps extends CallRecordDeps {
+  contract: Contract;
+  api: Pick<Api, 'startText'>;
+  textModels: TextModel[];
+  /** Paces the stream's waits (the app's clock, whose waits end at once when closing). */
+  clock: Clock;
+}
 
 /**
- * The three text endpoints. The domain (src/text) decides the output and the points; this writes it as one JSON
- * answer or as a stream, paced by the scenario, and settles on what was actually sent.
+ * The three text endpoints. The service decides the output, its pacing, its fault and the points; this writes it
+ * as one JSON answer or as a stream, and reports how the stream ended.
  * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
  */
-export function textRoutes(deps: AppDeps): Router {
+export function textRoutes(deps: TextRoutesDeps): Router {
   const router = Router(ROUTING);
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const raw = requireObjectBody(req);
+    // An unknown model is 404 before the document's `model` enum would make it a parameter error.
     if (typeof raw['model'] === 'string' && raw['model'] !== '') textModelOf(deps.textModels, raw['model']);
     const body = deps.contract.body<Record<string, unknown>>('service', format.requestSchema, raw);
-    const call = deps.db.store.transaction(() => {
-      const started = startTextCall(
-      {
-        admission: admissionOf(deps, res),
-        concurrency: deps.concurrency,
-        db: deps.db,
-        clock: deps.clock,
-        random: deps.random,
-        scenarios: deps.scenarios,
-        textModels: deps.textModels,
-        requestId: requestIdOf(res),
-      },
-      format,
+    const run = deps.api.startText(callerOf(res), format, {
       body,
-      accountOf(res),
-      req.get(SCENARIO_HEADER),
-      );
-      callDetailsOf(res).model = started.parsed.request.model;
-      // The record goes with the freeze: a call whose points moved is never without one.
-      recordCall(deps, res);
-      return started;
+      scenarioHeader: req.get(SCENARIO_HEADER),
+      requestId: requestIdOf(res),
+      started: (call) => {
+        callDetailsOf(res).model = call.parsed.request.model;
+        recordCall(deps, res);
+      },
+      settled: (details) => amendCall(deps, res, details),
     });
-    if (call.parsed.stream) await stream(deps, format, call, res);
-    else await answer(deps, format, call, res);
+    if (run.stream) await stream(deps, run, res);
+    else res.json(await run.answer());
   };
   router.post('/chat/completions', route(chatFormat));
   router.post('/responses', route(responsesFormat));
@@ -54,47 +53,7 @@ export function textRoutes(deps: AppDeps): Router {
   return router;
 }
 
-/**
- * Settles the call on the output tokens of the `sent` stream units (or refunds it all) and writes its record, in
- * one transaction: tokens and points, and with --record-content the prompt and the output actually sent.
- */
-function settle(deps: AppDeps, res: Response, call: TextCall, sent: number, charge: 'sent' | 'refund', clientClosed: boolean): void {
-  if (deps.db.store.closed) return;
-  deps.db.store.transaction(() => {
-    const points = charge === 'refund' ? call.refundAll() : call.settle(sent);
-    record(deps, res, call, sent, points, clientClosed);
-  });
-}
-
-function record(deps: AppDeps, res: Response, call: TextCall, sent: number, points: ReturnType<TextCall['settle']>, clientClosed: boolean): void {
-  const { outputTokens, output } = call.delivered(sent);
-  amendCall(deps, res, {
-    text: {
-      stream: call.parsed.stream,
-      input_tokens: call.view.generated.inputTokens,
-      output_tokens: outputTokens,
-      points,
-      client_closed: clientClosed,
-      ...(deps.config.recordContent ? { content: { prompt: call.parsed.request.prompt, output } } : {}),
-    },
-  });
-}
-
-async function answer(deps: AppDeps, format: TextFormat, call: TextCall, res: Response): Promise<void> {
-  const { behaviour } = call;
-  await deps.clock.wait(behaviour.first_token_ms);
-  // A fault part-way through generation (an answer shorter than the fault point finishes, as a stream would).
-  if (behaviour.error_after_chunks !== undefined && call.view.generated.pieces.length > behaviour.error_after_chunks) {
-    // Nothing is charged.
-    settle(deps, res, call, 0, 'refund', false);
-    throw new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
-  }
-  settle(deps, res, call, call.units, 'sent', false);
-  res.json(format.body(call.view));
-}
-
-async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Response): Promise<void> {
-  const { behaviour } = call;
+async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Response): Promise<void> {
   let closed = false;
   res.once('close', () => {
     closed = !res.writableFinished;
@@ -116,49 +75,27 @@ async function stream(deps: AppDeps, format: TextFormat, call: TextCall, res: Re
     batchTokens = 0;
     if (!flushed) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
   };
-  let chunks = 0;
-  let sequence = 0;
-  for (const event of format.events(call.view)) {
-    const delivers = event.tokens;
-    if (delivers > 0) {
-      if (behaviour.error_after_chunks !== undefined && chunks >= behaviour.error_after_chunks) {
-        const error = new ApiError(behaviour.error_code, faultMessage(behaviour.error_code));
-        for (const e of format.errorEvents(errorBody(format.name === 'messages' ? 'messages' : 'openai', error, requestIdOf(res)), sequence)) {
-          batch += encodeEvent(e);
-        }
-        await flush();
-        callDetailsOf(res).error_code = error.code;
-        settle(deps, res, call, sent, 'refund', false);
-        res.end();
-        return;
-      }
-      const delay = chunks === 0 ? behaviour.first_token_ms : behaviour.chunk_interval_ms;
-      // Without latency, yield now and then so concurrent streams interleave, without a write per turn.
-      if (delay > 0 || chunks % 32 === 0) {
-        await flush();
-        if (closed) break;
-        await deps.clock.wait(delay);
-      }
+  for (const step of run.steps()) {
+    if (step.type === 'pause') {
+      await flush();
+      if (closed) break;
+      await deps.clock.wait(step.ms);
+      continue;
     }
     if (closed) break;
-    batch += event.text;
-    batchTokens += delivers;
-    if (delivers > 0) chunks += 1;
-    sequence += 1;
+    if (step.type === 'fault') {
+      batch += step.text;
+      await flush();
+      callDetailsOf(res).error_code = step.error.code;
+      run.fault(sent);
+      res.end();
+      return;
+    }
+    batch += step.text;
+    batchTokens += step.tokens;
   }
   if (!closed) await flush();
-  if (closed) {
-    // The client went away: settled on the tokens already sent.
-    settle(deps, res, call, sent, 'sent', true);
-    return;
-  }
-  settle(deps, res, call, call.units, 'sent', false);
+  if (closed) return run.disconnect(sent);
+  run.finish();
   res.end();
 }
-
-const faultMessage = (code: string): string =>
-  code === 'service_unavailable'
-    ? 'The model became unavailable during generation; the points were refunded.'
-    : code === 'content_rejected'
-      ? 'The output failed content review; the points were refunded.'
-      : 'The parameters were found unacceptable during generation; the points were refunded.';

@@ -1,8 +1,8 @@
 import { cmp, sub } from '../billing/index.ts';
 import type { Points } from '../billing/index.ts';
-import type { Db } from '../db.ts';
+import type { Store } from '../store/index.ts';
 import { ApiError } from '../errors/index.ts';
-import type { StoredAccount, StoredKey } from '../accounts/records.ts';
+import type { AccountsRepo, KeysRepo, StoredAccount, StoredKey } from '../accounts/index.ts';
 import type { Concurrency } from './concurrency.ts';
 import { periodStart } from './periods.ts';
 import { giveBackQuota, takeQuota } from './quota.ts';
@@ -13,7 +13,7 @@ export interface Admission {
   account: StoredAccount;
   concurrency: Concurrency;
   nowMs: number;
-  db: Pick<Db, 'store' | 'keys' | 'accounts'>;
+  db: { store: Store; keys: KeysRepo; accounts: AccountsRepo };
 }
 
 /**
@@ -53,7 +53,7 @@ export function admit(admission: Admission, points: Points): { started: () => vo
  * one.
  */
 export function finished(
-  db: Pick<Db, 'store' | 'keys'>,
+  db: { store: Store; keys: KeysRepo },
   concurrency: Concurrency,
   key: StoredKey | null | undefined,
   accountId: string,

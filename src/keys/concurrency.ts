@@ -1,5 +1,4 @@
 import { ApiError } from '../errors/index.ts';
-import type { StoredTask } from '../tasks/records.ts';
 
 /**
  * Running work per key and per account: tasks queued or processing, plus text calls in flight. Counted as work
@@ -12,7 +11,7 @@ export interface Concurrency {
   start(key: string | null, accountId: string): void;
   end(key: string | null, accountId: string): void;
   /** Counts again from the unfinished tasks (after a start or a reset). */
-  rebuild(unfinished: StoredTask[]): void;
+  rebuild(unfinished: readonly { key?: string | null; account_id: string }[]): void;
   running(of: { key?: string; accountId?: string }): number;
 }
 

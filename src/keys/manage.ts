@@ -1,6 +1,6 @@
 import { toPoints } from '../billing/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoredKey } from '../accounts/records.ts';
+import type { StoredKey } from '../accounts/index.ts';
 import type { QuotaPeriod } from './periods.ts';
 import { quotaView } from './quota.ts';
 import { NO_SETTINGS } from './settings.ts';

@@ -1,5 +1,7 @@
 /** Quota periods reset at Beijing-time boundaries: midnight, Monday midnight, the 1st at midnight. */
-export type QuotaPeriod = 'daily' | 'weekly' | 'monthly';
+import type { QuotaPeriod } from '../accounts/index.ts';
+
+export type { QuotaPeriod } from '../accounts/index.ts';
 
 const OFFSET_MS = 8 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;

@@ -2,7 +2,7 @@ import { add, cmp, isNegative, sub, ZERO } from '../billing/index.ts';
 import type { Points } from '../billing/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
-import type { StoredKey } from '../accounts/records.ts';
+import type { StoredKey } from '../accounts/index.ts';
 import { nextPeriodStart, periodStart } from './periods.ts';
 
 /** The key's use in the period containing `nowMs` (a new period starts from nothing). */

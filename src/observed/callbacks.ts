@@ -17,24 +17,24 @@ const C = CALLBACK_CHECKS;
 const TOLERANCE_MS = 5 * 60 * 1000;
 
 /**
- * Callback deliveries against each other and against the task reads.
+ * The callbacks received, against each other and against the task reads.
  * @see reference "Events" Task callbacks
  */
-export function checkCallbacks(deliveries: readonly CallbackObservation[], reads: ReadonlyMap<string, readonly TaskRead[]>): Deviation[] {
+export function checkCallbacks(callbacks: readonly CallbackObservation[], reads: ReadonlyMap<string, readonly TaskRead[]>): Deviation[] {
   const found: Deviation[] = [];
   const firstByTask = new Map<string, string>();
-  for (const delivery of deliveries) {
-    const webhookId = delivery.headers['webhook-id'] ?? '(no webhook-id)';
+  for (const callback of callbacks) {
+    const webhookId = callback.headers['webhook-id'] ?? '(no webhook-id)';
     const push = (check: CheckInfo, problem: string, ...related: TaskRead[]): void => {
       found.push({ check: check.id, message: `callback ${webhookId}: ${problem}`, requestIds: idsOf(...related.map((r) => r.obs)) });
     };
-    const raw = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : Buffer.from(delivery.body);
-    const stamp = delivery.headers['webhook-timestamp'] ?? '';
-    if (delivery.secrets && delivery.secrets.length > 0 && !verifies(delivery.secrets, webhookId, stamp, raw, delivery.headers['webhook-signature'] ?? '')) {
+    const raw = typeof callback.body === 'string' ? Buffer.from(callback.body, 'utf8') : Buffer.from(callback.body);
+    const stamp = callback.headers['webhook-timestamp'] ?? '';
+    if (callback.secrets && callback.secrets.length > 0 && !verifies(callback.secrets, webhookId, stamp, raw, callback.headers['webhook-signature'] ?? '')) {
       push(C.signature, 'no signature verifies with the account secret over the bytes received');
     }
     const sentSeconds = /^\d+$/.test(stamp) ? Number(stamp) : NaN;
-    if (!(Math.abs(sentSeconds * 1000 - (delivery.receivedWallMs ?? delivery.receivedMs)) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
+    if (!(Math.abs(sentSeconds * 1000 - (callback.receivedWallMs ?? callback.receivedMs)) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
 
     const envelope = parse(raw);
     if (envelope?.type === 'webhook.test') continue;
@@ -59,7 +59,7 @@ export function checkCallbacks(deliveries: readonly CallbackObservation[], reads
       break;
     }
     for (const r of taskReads) {
-      if (r.obs.kind === 'get' && r.obs.sentMs >= delivery.receivedMs && !isTerminal(r.view.status)) {
+      if (r.obs.kind === 'get' && r.obs.sentMs >= callback.receivedMs && !isTerminal(r.view.status)) {
         push(C.terminalOnArrival, `task ${task.id} read ${r.view.status} (${named(r.obs)}) after its callback arrived`, r);
       }
     }

@@ -55,7 +55,7 @@ export type TextCallObservation = {
   promptNonEmpty: boolean;
 } & ({ streamed: false; body: unknown } | { streamed: true; events: readonly unknown[] });
 
-/** One delivery of a callback as the receiver got it. */
+/** One callback request as the receiver got it (a retry or a resend is another, with the same webhook-id). */
 export interface CallbackObservation {
   /** Header names in lower case. */
   headers: Readonly<Record<string, string>>;

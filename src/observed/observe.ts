@@ -15,7 +15,7 @@ export interface Observer {
   readonly history: History;
   /** Adds what one answer shows (task answers, list pages, text calls); anything else is ignored. */
   exchange(timed: TimedExchange): TaskObservation | null;
-  callback(delivery: CallbackObservation): void;
+  callback(received: CallbackObservation): void;
 }
 
 const TEXT_PATHS: Readonly<Record<string, TextFormat>> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages' };
@@ -95,8 +95,8 @@ export function createObserver(): Observer {
       }
       return null;
     },
-    callback(delivery) {
-      callbacks.push(delivery);
+    callback(received) {
+      callbacks.push(received);
     },
   };
 }

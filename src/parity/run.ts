@@ -106,9 +106,14 @@ export async function runParity(options: ParityOptions): Promise<ParityReport> {
   const results: ExchangeResult[] = [];
   const seen: Seen = { signed: [], refused: [], unsent: [], xedUploads: [], noBody: [], cutOff: [], withScenario: [], withoutScenario: [], textWithScenario: 0 };
 
+  // How far the deployment's clock has been moved: a step under a millisecond waits for the next, never dropped.
+  let moved = 0;
   for (const [index, entry] of entries.entries()) {
-    const step = index === 0 ? 0 : (times[index] ?? 0) - (times[index - 1] ?? 0);
-    if (control !== null && step >= 1) await control.advance(step);
+    const step = Math.floor((times[index] ?? 0) - (times[0] ?? 0) - moved);
+    if (control !== null && step >= 1) {
+      await control.advance(step);
+      moved += step;
+    }
     const request = replayRequest(entry, ids, target.apiKey);
     if (requestBodyLeftOut(entry)) {
       seen.unsent.push(index);

@@ -68,7 +68,13 @@ export interface EndedExchange {
    */
   response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null; truncated: boolean };
   /** The fault the proxy injected into it (`--faults`): the client saw the answer late, slow or cut short. */
-  injected?: { rule: string; kind: string };
+  injected?: Injected;
+}
+
+/** The fault an exchange went through, for its recording. */
+export interface Injected {
+  rule: string;
+  kind: string;
 }
 
 /** One proxied request and its answer, with the times the recorder needs. */

@@ -5,13 +5,8 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { keyOf } from './account.ts';
 import type { DeploymentTime } from './deployment-time.ts';
+import type { Injected } from './exchange.ts';
 import type { ReadRequest } from './relay-routes.ts';
-
-/** The fault an exchange went through, for its recording. */
-export interface Injected {
-  rule: string;
-  kind: string;
-}
 
 export interface ProxyFaultDeps {
   rules: FaultRules;

@@ -20,8 +20,8 @@ export const apiKey = (random: Random): string => `sk-${random.string(40, ALNUM)
 export const webhookSecret = (random: Random): string =>
   `whsec_${Buffer.from(random.bytes(24)).toString('base64')}`;
 
-/** @see reference "Conventions": Webhook message id starts with `msg_`. */
-export const messageId = (random: Random): string => `msg_${random.string(24, ALNUM)}`;
+/** A delivery's id, sent as its webhook-id. @see reference "Conventions": Webhook message id starts with `msg_`. */
+export const deliveryId = (random: Random): string => `msg_${random.string(24, ALNUM)}`;
 
 /** @see reference "Conventions": result file names are unguessable random strings. */
 export const fileName = (random: Random): string => random.string(32, ALNUM);

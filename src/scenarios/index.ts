@@ -5,3 +5,5 @@ export type { ScenarioRegistry } from './registry.ts';
 export { selectScenario, planFor, SCENARIO_HEADER, SCENARIO_METADATA_KEY } from './select.ts';
 export type { Submitted } from './select.ts';
 export type { Scenario, ScenarioMatch, TaskPlan, TextBehaviour } from './types.ts';
+export { scenariosRepo } from './records.ts';
+export type { ScenariosRepo } from './records.ts';

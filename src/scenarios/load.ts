@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { derived, hashOf } from '../cache/derived.ts';
+import { derived, hashOf } from '../cache/index.ts';
 import { parseYaml } from '../contract/index.ts';
 import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';

@@ -1,4 +1,4 @@
-import type { ScenariosRepo } from './store.ts';
+import type { ScenariosRepo } from './records.ts';
 import type { Scenario } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { FileRecord, TaskFailureCode } from '../tasks/task.ts';
+import type { FileRecord, TaskFailureCode } from '../contract/index.ts';
 
 /** A scenario as the files and the control API give it (schema: openapi/admin.yaml#/components/schemas/Scenario). */
 export interface Scenario {

@@ -1,12 +1,14 @@
 import { formatTime } from '../clock/index.ts';
-import type { Db } from '../db.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { ScenariosRepo } from '../scenarios/index.ts';
 import { bodies } from '../store/index.ts';
-import type { IdempotencyRecord } from '../tasks/index.ts';
+import type { Store } from '../store/index.ts';
+import type { IdempotencyRecord, TasksRepo } from '../tasks/index.ts';
 import { STATE_FORMAT, STATE_VERSION } from './document.ts';
 import type { StateDocument } from './document.ts';
 
 /** Reads every record of the store into a state document (oldest first in each section). */
-export function exportState(db: Db, nowMs: number | null): StateDocument {
+export function exportState(db: { store: Store; tasks: TasksRepo; ledger: LedgerRepo; scenarios: ScenariosRepo }, nowMs: number | null): StateDocument {
   const { driver } = db.store;
   db.store.flushLater();
   const all = <T>(sql: string): T[] => bodies<T>(driver.prepare(sql).all());

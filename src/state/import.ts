@@ -1,10 +1,30 @@
 import { parseTime } from '../clock/index.ts';
-import type { Db } from '../db.ts';
-import type { RestoredEntry } from '../billing/index.ts';
+import type { AccountsRepo, KeysRepo } from '../accounts/index.ts';
+import type { LedgerRepo, RestoredEntry } from '../billing/index.ts';
+import type { CallsRepo } from '../calls/index.ts';
+import type { FilesRepo } from '../files/index.ts';
+import type { ScenariosRepo } from '../scenarios/index.ts';
+import type { Store } from '../store/index.ts';
+import type { IdempotencyRepo, TasksRepo } from '../tasks/index.ts';
+import type { DeliveriesRepo } from '../webhooks/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { STATE_FORMAT, STATE_VERSION } from './document.ts';
 import { ledgerNumberDetails } from './rules.ts';
 import type { StateDocument } from './document.ts';
+
+/** Every repository: an import replaces all of the store. */
+interface Repositories {
+  store: Store;
+  accounts: AccountsRepo;
+  keys: KeysRepo;
+  tasks: TasksRepo;
+  idempotency: IdempotencyRepo;
+  ledger: LedgerRepo;
+  files: FilesRepo;
+  deliveries: DeliveriesRepo;
+  calls: CallsRepo;
+  scenarios: ScenariosRepo;
+}
 
 const SECTIONS = ['accounts', 'keys', 'tasks', 'idempotency', 'ledger', 'files', 'deliveries', 'calls', 'scenarios'] as const;
 
@@ -29,7 +49,7 @@ export function stateProblem(doc: unknown): string | null {
  * Replaces everything stored with the document's records, inside the caller's transaction (all or nothing).
  * Returns the clock position the document had.
  */
-export function importState(db: Db, state: StateDocument): number | null {
+export function importState(db: Repositories, state: StateDocument): number | null {
   const problem = stateProblem(state);
   if (problem) throw new ApiError('invalid_params', `Not a state document: ${problem}.`);
   const { store } = db;

@@ -2,11 +2,13 @@ import { move } from '../accounts/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
-import type { FileKeeper } from '../files/index.ts';
+import type { FileKeeper, FilesRepo } from '../files/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Random } from '../random/index.ts';
-import type { Db } from '../db.ts';
-import type { StoredTask } from './records.ts';
+import type { AccountsRepo } from '../accounts/index.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { Store } from '../store/index.ts';
+import type { StoredTask, TasksRepo } from './records.ts';
 import { succeed } from './outcome.ts';
 import { TERMINAL } from './task.ts';
 import type { Task, TaskFailureCode, TaskOutput } from './task.ts';
@@ -15,7 +17,7 @@ import type { TaskEvent } from './transition.ts';
 
 export interface EngineDeps {
   clock: Clock;
-  db: Pick<Db, 'store' | 'accounts' | 'ledger' | 'tasks' | 'files'>;
+  db: { store: Store; accounts: AccountsRepo; ledger: LedgerRepo; tasks: TasksRepo; files: FilesRepo };
   random: Random;
   models: Map<string, TaskModelSpec>;
   files: FileKeeper;

@@ -9,4 +9,5 @@ export type { TaskEvent, Movement } from './transition.ts';
 export { TERMINAL } from './task.ts';
 export type { Task, TaskStatus, TaskFailureCode, TaskOutput, FileRecord } from './task.ts';
 export { fingerprint } from './fingerprint.ts';
+export { idempotencyRepo, tasksRepo } from './records.ts';
 export type { StoredTask, IdempotencyRecord, TasksRepo, IdempotencyRepo, TaskFilter } from './records.ts';

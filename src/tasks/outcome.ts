@@ -7,13 +7,12 @@ import { addFile, fileOf, fileUrl } from '../files/index.ts';
 import type { Random } from '../random/index.ts';
 import { avatarVideoSize, notesText, renderMedia, videoSize } from '../results/index.ts';
 import type { GeneratedMedia } from '../results/index.ts';
-import type { Db } from '../db.ts';
-import type { StoredFile } from '../files/index.ts';
+import type { FilesRepo, StoredFile } from '../files/index.ts';
 import type { StoredTask } from './records.ts';
 import type { FileRecord, TaskOutput } from './task.ts';
 
 export interface OutcomeContext {
-  db: Pick<Db, 'files'>;
+  db: { files: FilesRepo };
   random: Random;
   publicUrl: string;
   fileRetentionMs: number;

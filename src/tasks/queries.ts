@@ -1,10 +1,9 @@
-import type { Db } from '../db.ts';
+import type { StoredTask, TasksRepo } from './records.ts';
 import { ApiError } from '../errors/index.ts';
-import type { StoredTask } from './records.ts';
 import type { Task, TaskStatus } from './task.ts';
 
 /** A task of this account; any other (or none) is 404 not_found. @see reference "GET /v1/tasks/{id}" */
-export function findTask(db: Pick<Db, 'tasks'>, accountId: string, id: string): StoredTask {
+export function findTask(db: { tasks: TasksRepo }, accountId: string, id: string): StoredTask {
   const stored = db.tasks.get(id);
   if (!stored || stored.account_id !== accountId) throw new ApiError('not_found', `No task '${id}' in this account.`);
   return stored;
@@ -26,7 +25,7 @@ export interface TaskPage {
 }
 
 /** Newest first, filtered, one page (an index gives it, however many tasks are stored). @see reference "GET /v1/tasks (list)" */
-export function listTasks(db: Pick<Db, 'tasks'>, accountId: string, query: ListQuery): TaskPage {
+export function listTasks(db: { tasks: TasksRepo }, accountId: string, query: ListQuery): TaskPage {
   const { rows, hasMore } = db.tasks.page(
     {
       accountId,

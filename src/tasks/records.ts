@@ -1,5 +1,5 @@
 import type { Points } from '../billing/index.ts';
-import type { TaskPlan } from '../scenarios/types.ts';
+import type { TaskPlan } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
 import { pageOf, storedJson, whereOf } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';

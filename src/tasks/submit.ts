@@ -10,16 +10,18 @@ import { admit } from '../keys/index.ts';
 import type { Admission } from '../keys/index.ts';
 import { planFor } from '../scenarios/index.ts';
 import type { Scenario } from '../scenarios/index.ts';
-import type { StoredAccount } from '../accounts/index.ts';
-import type { Db } from '../db.ts';
-import type { StoredTask } from './records.ts';
+import type { AccountsRepo, KeysRepo, StoredAccount } from '../accounts/index.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { FilesRepo } from '../files/index.ts';
+import type { Store } from '../store/index.ts';
+import type { IdempotencyRepo, StoredTask, TasksRepo } from './records.ts';
 import { webhookAddressProblem } from '../webhooks/index.ts';
 import type { AddressProblem } from '../webhooks/index.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Task } from './task.ts';
 
 export interface SubmitContext {
-  db: Pick<Db, 'store' | 'accounts' | 'keys' | 'ledger' | 'tasks' | 'idempotency' | 'files'>;
+  db: { store: Store; accounts: AccountsRepo; keys: KeysRepo; ledger: LedgerRepo; tasks: TasksRepo; idempotency: IdempotencyRepo; files: FilesRepo };
   random: Random;
   nowMs: number;
   allowInsecureWebhooks: boolean;
@@ -130,7 +132,7 @@ export function submitTask(
   return { stored, task, replayed: false };
 }
 
-function uniqueTaskId(db: Pick<Db, 'tasks'>, random: Random, nowMs: number): string {
+function uniqueTaskId(db: { tasks: TasksRepo }, random: Random, nowMs: number): string {
   for (;;) {
     const id = ids.taskId(random, nowMs);
     if (!db.tasks.has(id)) return id;

@@ -1,6 +1,6 @@
 import { move } from '../accounts/index.ts';
 import { sub, tokenPoints, ZERO } from '../billing/index.ts';
-import type { Points } from '../billing/index.ts';
+import type { LedgerRepo, Points } from '../billing/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { admit, finished } from '../keys/index.ts';
@@ -10,8 +10,8 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { selectScenario } from '../scenarios/index.ts';
 import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
-import type { StoredAccount } from '../accounts/index.ts';
-import type { Db } from '../db.ts';
+import type { AccountsRepo, KeysRepo, StoredAccount } from '../accounts/index.ts';
+import type { Store } from '../store/index.ts';
 import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
 import { textFingerprint } from './fingerprint.ts';
 import { delivered, generate, streamUnits } from './generate.ts';
@@ -21,7 +21,7 @@ export interface TextCallContext {
   /** The key's quota and the concurrency caps, checked after the points. */
   admission: Admission;
   concurrency: Concurrency;
-  db: Pick<Db, 'store' | 'accounts' | 'keys' | 'ledger'>;
+  db: { store: Store; accounts: AccountsRepo; keys: KeysRepo; ledger: LedgerRepo };
   clock: Clock;
   random: Random;
   scenarios: ScenarioRegistry;

@@ -1,7 +1,8 @@
 import { add, cmp, sub, ZERO } from '../billing/index.ts';
-import type { Points } from '../billing/index.ts';
+import type { LedgerRepo, Points } from '../billing/index.ts';
 import { move } from '../accounts/index.ts';
-import type { Db } from '../db.ts';
+import type { AccountsRepo } from '../accounts/index.ts';
+import type { Store } from '../store/index.ts';
 
 const BATCH = 10_000;
 
@@ -12,7 +13,7 @@ const BATCH = 10_000;
  * @see reference "Text billing" 5: failure before output or interruption by a service fault: full refund
  * @returns the request ids of the calls refunded
  */
-export function refundInterruptedTextCalls(db: Pick<Db, 'store' | 'accounts' | 'ledger'>, nowMs: number): string[] {
+export function refundInterruptedTextCalls(db: { store: Store; accounts: AccountsRepo; ledger: LedgerRepo }, nowMs: number): string[] {
   return db.store.transaction(() => {
     const open = new Map<string, { accountId: string; left: Points }>();
     // Only the ledger written since the last start: calls of earlier runs were settled or refunded by then, and

@@ -3,21 +3,28 @@ import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import type { StoredAccount } from '../accounts/index.ts';
-import type { Db } from '../db.ts';
-import type { StoredTask } from '../tasks/records.ts';
-import type { DeliveryAttempt, DeliveryType, StoredDelivery } from './records.ts';
+import type { AccountsRepo, StoredAccount } from '../accounts/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Task } from '../contract/index.ts';
+import type { DeliveriesRepo, DeliveryAttempt, DeliveryType, StoredDelivery } from './records.ts';
 import type { Logger } from '../log/index.ts';
 import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, RETRY_DELAYS_SECONDS, ROTATION_OVERLAP_MS } from './schedule.ts';
 import { PoolClosed } from './send-pool.ts';
 import type { SendPool } from './send-pool.ts';
 import type { Send } from './send.ts';
-import { activeSecrets, callbackHeaders } from './headers.ts';
+import { activeSecrets, attemptHeaders } from './headers.ts';
 import { signatureHeader } from './sign.ts';
+
+/** What a callback needs of a stored task: its account, the submission's callback address and the task object. */
+interface FinishedTask {
+  account_id: string;
+  webhook_url?: string | null;
+  task: Task;
+}
 
 export interface WebhookDeps {
   clock: Clock;
-  db: Pick<Db, 'store' | 'accounts' | 'deliveries'>;
+  db: { store: Store; accounts: AccountsRepo; deliveries: DeliveriesRepo };
   random: Random;
   send: Send;
   /** Sends at once at most; the rest wait for a slot, without holding the clock. */
@@ -33,14 +40,14 @@ export interface WebhookDeps {
 
 export interface Webhooks {
   /**
-   * The engine's terminal listener: one callback per task submitted through the API. The message is written in
+   * The engine's terminal listener: one callback per task submitted through the API. The delivery is written in
    * the transaction that ended the task; its first attempt starts once that has committed.
    */
-  taskFinished(stored: StoredTask, atMs: number): void;
+  taskFinished(stored: FinishedTask, atMs: number): void;
   /** Schedules every pending delivery again (after a start or restart). */
   resume(): void;
-  /** Sends a message again at once, same webhook-id, never retried. */
-  resend(messageId: string): Promise<StoredDelivery>;
+  /** Sends a delivery again at once, same webhook-id, never retried. */
+  resend(deliveryId: string): Promise<StoredDelivery>;
   /** Sends a `webhook.test` event to the account's default address at once. */
   sendTest(accountId: string): Promise<StoredDelivery>;
   /** A new secret; the old one keeps signing for 24 clock hours. Inside the caller's transaction. */
@@ -49,11 +56,13 @@ export interface Webhooks {
   stop(): void;
 }
 
+const notFound = (deliveryId: string): ApiError => new ApiError('not_found', `No callback message '${deliveryId}'.`);
+
 /** A retry can fall due no sooner than this after an attempt starts: a jump of virtual time waits for it there. */
 const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
 
 /**
- * Signed callbacks on the clock: a message per terminal task, the first attempt at once and the retries after
+ * Signed callbacks on the clock: a delivery per terminal task, the first attempt at once and the retries after
  * 1 minute, 5 minutes, 30 minutes, 2 hours and 6 hours from each failure. An attempt is started at its virtual
  * time and runs beside the clock (`clock.track`); its outcome is recorded when the receiver answers or the
  * timeout ends it, so no receiver holds a task transition or another callback. A jump of virtual time stops
@@ -65,8 +74,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const { clock, db } = deps;
 
   /**
-   * One send of a message as stored, stamped with the virtual time it fell due at. Called only after the
-   * transaction that made the message has committed: what it reports is on disk before anyone hears of it.
+   * One attempt at a delivery as stored, stamped with the virtual time it fell due at. Called only after the
+   * transaction that made the delivery has committed: what it reports is on disk before anyone hears of it.
    * Resolves with the attempt's record, not yet stored.
    */
   async function send(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<Omit<DeliveryAttempt, 'number'>> {
@@ -75,7 +84,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       const account = db.accounts.get(delivery.account_id);
       const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
       const signature = signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body);
-      const headers = callbackHeaders(delivery.id, timestamp, signature);
+      const headers = attemptHeaders(delivery.id, timestamp, signature);
       const started = clock.wallNow();
       let result: Pick<DeliveryAttempt, 'status_code' | 'error' | 'response_excerpt'>;
       try {
@@ -98,16 +107,16 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   }
 
   /**
-   * Adds an attempt's outcome to the message as stored now (a resend may have changed it meanwhile), in one
-   * transaction with whatever `then` decides from it. Undefined if a reset took the message away.
+   * Adds an attempt's outcome to the delivery as stored now (a resend may have changed it meanwhile), in one
+   * transaction with whatever `then` decides from it. Undefined if a reset took the delivery away.
    */
   function record(
-    messageId: string,
+    deliveryId: string,
     outcome: Omit<DeliveryAttempt, 'number'>,
     then: (delivery: StoredDelivery) => void = () => undefined,
   ): StoredDelivery | undefined {
     return db.store.transaction(() => {
-      const delivery = db.deliveries.get(messageId);
+      const delivery = db.deliveries.get(deliveryId);
       if (!delivery) return undefined;
       const attempt: DeliveryAttempt = { number: delivery.attempts.length + 1, ...outcome };
       delivery.attempts.push(attempt);
@@ -140,33 +149,33 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
    * An automatic attempt, started now at its due time (a clock job, or once the transaction that ended a task
    * has committed); on failure the next one is scheduled from the time of this failure.
    */
-  function automatic(messageId: string, dueMs: number): void {
-    const delivery = db.deliveries.get(messageId);
+  function automatic(deliveryId: string, dueMs: number): void {
+    const delivery = db.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== 'pending') return;
     const outcome = send(delivery, 'automatic', dueMs).then((attempt) =>
-      record(messageId, attempt, (stored) => {
-        // A resend may have delivered the message while this attempt was in flight: then nothing is retried, and
-        // the failure must not mark a delivered message `failed` or give it a next attempt.
+      record(deliveryId, attempt, (stored) => {
+        // A resend may have succeeded while this attempt was in flight: then nothing is retried, and
+        // the failure must not mark a delivered delivery `failed` or give it a next attempt.
         if (attempt.ok || stored.status !== 'pending') return;
         const done = stored.attempts.filter((a) => a.kind === 'automatic').length;
         const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.endOf(dueMs)) : null;
         stored.next_attempt_ms = next;
         if (next === null) stored.status = 'failed';
-        else db.store.afterCommit(() => schedule(messageId, next));
+        else db.store.afterCommit(() => schedule(deliveryId, next));
       }),
     );
-    // Refused by a shutdown, the attempt was never made: the message stays due, and resumes after a restart.
+    // Refused by a shutdown, the attempt was never made: the delivery stays due, and resumes after a restart.
     clock.track(outcome.catch((err: unknown) => (err instanceof PoolClosed ? undefined : deps.onError(err))), dueMs + FIRST_RETRY_MS);
   }
 
-  // One job per message and due time, however often the messages are resumed (a start, a state import).
+  // One job per delivery and due time, however often the deliveries are resumed (a start, a state import).
   const scheduled = new Map<string, number>();
-  function schedule(messageId: string, atMs: number): void {
-    if (scheduled.get(messageId) === atMs) return;
-    scheduled.set(messageId, atMs);
+  function schedule(deliveryId: string, atMs: number): void {
+    if (scheduled.get(deliveryId) === atMs) return;
+    scheduled.set(deliveryId, atMs);
     clock.at(atMs, (dueMs) => {
-      if (scheduled.get(messageId) === atMs) scheduled.delete(messageId);
-      automatic(messageId, dueMs);
+      if (scheduled.get(deliveryId) === atMs) scheduled.delete(deliveryId);
+      automatic(deliveryId, dueMs);
     });
   }
 
@@ -175,14 +184,14 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     const sent = send(delivery, kind, clock.now());
     clock.track(sent);
     const stored = record(delivery.id, await sent, then);
-    if (!stored) throw new ApiError('not_found', `No callback message '${delivery.id}'.`);
+    if (!stored) throw notFound(delivery.id);
     return stored;
   }
 
-  /** A new message, stored; `nextAttemptMs` is when its first automatic attempt falls due (null: sent by hand). */
+  /** A new delivery, stored; `nextAttemptMs` is when its first automatic attempt falls due (null: sent by hand). */
   function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number, nextAttemptMs: number | null): StoredDelivery {
     const delivery: StoredDelivery = {
-      id: ids.messageId(deps.random),
+      id: ids.deliveryId(deps.random),
       account_id: account.id,
       task_id: taskId,
       type,
@@ -198,9 +207,9 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     return delivery;
   }
 
-  const deliveryOf = (messageId: string): StoredDelivery => {
-    const delivery = db.deliveries.get(messageId);
-    if (!delivery) throw new ApiError('not_found', `No callback message '${messageId}'.`);
+  const deliveryOf = (deliveryId: string): StoredDelivery => {
+    const delivery = db.deliveries.get(deliveryId);
+    if (!delivery) throw notFound(deliveryId);
     return delivery;
   };
 
@@ -220,7 +229,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
         if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
       }
     },
-    resend: (messageId) => manual(deliveryOf(messageId), 'resend'),
+    resend: (deliveryId) => manual(deliveryOf(deliveryId), 'resend'),
     async sendTest(accountId) {
       const delivery = db.store.transaction(() => {
         const account = db.accounts.get(accountId);

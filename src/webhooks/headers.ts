@@ -5,14 +5,14 @@ import { ROTATION_OVERLAP_MS } from './schedule.ts';
 import { signatureHeader } from './sign.ts';
 
 /**
- * The headers of one callback request, as the sender sends them and the control API shows them.
+ * The headers of one attempt's request, as the sender sends them and the control API shows them.
  * @see reference "Events" → Delivery: webhook-id, webhook-timestamp, webhook-signature
  */
-export function callbackHeaders(messageId: string, timestampSeconds: number, signature: string): Record<string, string> {
+export function attemptHeaders(webhookId: string, timestampSeconds: number, signature: string): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'User-Agent': 'Svc-Webhook/1.0',
-    'webhook-id': messageId,
+    'webhook-id': webhookId,
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': signature,
   };
@@ -40,7 +40,7 @@ export function secretsAt(account: StoredAccount, atMs: number): string[] {
 }
 
 /**
- * The headers an attempt was sent with (its body is the message's, stored once): rebuilt from the message id, the
+ * The headers an attempt was sent with (its body is the delivery's, stored once): rebuilt from the delivery's id, the
  * attempt's webhook-timestamp and the signature it kept. An attempt that kept none has it recomputed from the
  * account's secrets (`secretsAt`); null then if the account is gone.
  */
@@ -48,5 +48,5 @@ export function attemptRequestHeaders(delivery: StoredDelivery, attempt: Deliver
   const signature =
     attempt.webhook_signature ??
     (account ? signatureHeader(secretsAt(account, parseTime(attempt.at)), delivery.id, attempt.webhook_timestamp, delivery.body) : null);
-  return signature === null ? null : callbackHeaders(delivery.id, attempt.webhook_timestamp, signature);
+  return signature === null ? null : attemptHeaders(delivery.id, attempt.webhook_timestamp, signature);
 }

@@ -17,6 +17,7 @@ export { signatureHeader } from './sign.ts';
 export { attemptRequestHeaders } from './headers.ts';
 export { RETRY_DELAYS_SECONDS, MAX_AUTOMATIC_ATTEMPTS, ROTATION_OVERLAP_MS } from './schedule.ts';
 export { keepDeliveriesFor, DEFAULT_DELIVERY_RETENTION_MS } from './retention.ts';
+export { deliveriesRepo } from './records.ts';
 export type { StoredDelivery, DeliveryAttempt, DeliveryType, DeliveriesRepo, DeliveryFilter, DeliveryOrder } from './records.ts';
 export { createSendPool, DEFAULT_SEND_CONCURRENCY } from './send-pool.ts';
 export type { SendPool } from './send-pool.ts';

@@ -3,7 +3,7 @@ import { bodies, body, pageOf, whereOf } from '../store/index.ts';
 
 export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';
 
-/** One send of a callback message. */
+/** An attempt: one send of a delivery's message, automatic, a resend or a test event's one send. */
 export interface DeliveryAttempt {
   number: number;
   /** `automatic` (the first send and its retries), `resend` (manual, never retried) or `manual` (a test event). */
@@ -14,7 +14,7 @@ export interface DeliveryAttempt {
   webhook_timestamp: number;
   /**
    * The webhook-signature header sent. Kept because the secrets behind it rotate and are forgotten; the other
-   * headers follow from the message and the timestamp. Attempts recorded before it was kept lack it.
+   * headers follow from the delivery and the timestamp. Attempts recorded before it was kept lack it.
    */
   webhook_signature?: string;
   status_code: number | null;
@@ -26,7 +26,10 @@ export interface DeliveryAttempt {
   ok: boolean;
 }
 
-/** A callback message: one per task reaching a terminal state, retried on failure. */
+/**
+ * A delivery: one callback message (its webhook-id, type and exact body) for one address, with its attempts. One
+ * per task reaching a terminal state, retried on failure; the control API lists them at /_emulator/webhooks/deliveries.
+ */
 export interface StoredDelivery {
   id: string;
   account_id: string;
@@ -50,17 +53,17 @@ export interface DeliveryFilter {
   status?: StoredDelivery['status'];
 }
 
-/** `attention`: pending and failed messages first, each group newest first. */
+/** `attention`: pending and failed deliveries first, each group newest first. */
 export type DeliveryOrder = 'oldest' | 'newest' | 'attention';
 
 export interface DeliveriesRepo {
   get(id: string): StoredDelivery | undefined;
   put(delivery: StoredDelivery): void;
-  /** Messages still to be sent, oldest first. */
+  /** Deliveries still to be sent, oldest first. */
   pending(): StoredDelivery[];
   /** Newest first unless `order` says otherwise. */
   list(filter: DeliveryFilter, limit: number, offset: number, order?: DeliveryOrder): { rows: StoredDelivery[]; hasMore: boolean };
-  /** Deletes at most `limit` finished messages created at or before `beforeMs`; returns how many (a message still retrying stays, whatever its age). */
+  /** Deletes at most `limit` finished deliveries created at or before `beforeMs`; returns how many (one still retrying stays, whatever its age). */
   dropFinished(beforeMs: number, limit: number): number;
 }
 
@@ -83,7 +86,7 @@ export function deliveriesRepo(store: Store): DeliveriesRepo {
         ['account_id', filter.accountId],
         ['status', filter.status],
       ]);
-      // The page is chosen on the narrow columns first: sorting whole rows would read every message's body.
+      // The page is chosen on the narrow columns first: sorting whole rows would read every delivery's body.
       const done = order === 'attention' ? "status = 'delivered'" : '0';
       const direction = order === 'oldest' ? 'ASC' : 'DESC';
       const rows = driver

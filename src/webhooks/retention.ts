@@ -1,15 +1,16 @@
 import type { Clock } from '../clock/index.ts';
-import type { Db } from '../db.ts';
+import type { Store } from '../store/index.ts';
+import type { DeliveriesRepo } from './records.ts';
 import { sweepInBatches } from '../store/index.ts';
 
-/** Emulator-defined: the reference does not say how long callback messages stay listed and resendable. */
+/** Emulator-defined: the reference does not say how long deliveries stay listed and resendable. */
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * Drops callback messages that are done (delivered, or failed after the last retry) once they are older than
- * the retention, hourly on the clock, so a long-running instance does not keep every message body it ever sent.
- * A message still retrying is kept however old it is.
+ * Drops deliveries that are done (delivered, or failed after the last retry) once they are older than
+ * the retention, hourly on the clock, so a long-running instance does not keep every callback body it ever sent.
+ * A delivery still retrying is kept however old it is.
  */
-export function keepDeliveriesFor(clock: Clock, db: Pick<Db, 'store' | 'deliveries'>, retentionMs: number = DEFAULT_DELIVERY_RETENTION_MS): void {
+export function keepDeliveriesFor(clock: Clock, db: { store: Store; deliveries: DeliveriesRepo }, retentionMs: number = DEFAULT_DELIVERY_RETENTION_MS): void {
   sweepInBatches(clock, db.store, (atMs, limit) => db.deliveries.dropFinished(atMs - retentionMs, limit));
 }

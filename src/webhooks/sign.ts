@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
  * computed by the Standard Webhooks library. The time is passed in, never read.
  * @see reference "Events": signing follows the Standard Webhooks scheme; key rotation
  */
-export function signatureHeader(secrets: string[], messageId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(secrets: string[], webhookId: string, timestampSeconds: number, body: string): string {
   const at = new Date(timestampSeconds * 1000);
-  return secrets.map((secret) => new Webhook(secret).sign(messageId, at, body)).join(' ');
+  return secrets.map((secret) => new Webhook(secret).sign(webhookId, at, body)).join(' ');
 }

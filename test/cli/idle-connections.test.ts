@@ -41,14 +41,14 @@ it('closes the longest-idle connections to answer every new client at the cap, n
   const clients: Raw[] = [];
   for (let i = 0; i < 30; i += 1) {
     const client = await raw(cli);
-    expect(await within(5_000, client.ask(), `client ${i}`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await within(20_000, client.ask(), `client ${i}`)).toMatch(/^HTTP\/1\.1 200/);
     clients.push(client);
   }
 
   // Each made room by closing the one idle longest: the 24 silent ones, then kept-alive ones in the order they
   // were last used, unanswered (a silent one had asked nothing; a kept-alive one had its answer).
   const evicted = [...silent, ...kept.slice(1, 7)];
-  await within(5_000, Promise.all(evicted.map((connection) => connection.closed)), 'closing the longest-idle');
+  await within(20_000, Promise.all(evicted.map((connection) => connection.closed)), 'closing the longest-idle');
   for (const connection of silent) expect(connection.received()).toBe('');
   const spared = [...kept.slice(7), kept[0], ...clients].filter((connection) => connection !== undefined);
   expect(spared).toHaveLength(48);
@@ -77,7 +77,7 @@ it('refuses a new connection only while every one at the cap has a request in fl
   for (let i = 0; i < 3; i += 1) uploads.push(await heldPost(cli, '/v1/tasks', JSON_KEY, Buffer.byteLength(TASK)));
   const refused = await raw(cli);
   refused.socket.write(HEALTH);
-  await within(5_000, refused.closed, 'refusing the connection over the cap');
+  await within(20_000, refused.closed, 'refusing the connection over the cap');
   expect(refused.received()).toBe('');
 
   // One upload ends; its connection, kept alive, is idle now and gives way to the next new client.
@@ -85,7 +85,7 @@ it('refuses a new connection only while every one at the cap has a request in fl
   first?.req.end(TASK);
   expect((await first?.answer)?.res.statusCode).toBe(200);
   const next = await raw(cli);
-  expect(await within(5_000, next.ask(), 'the next client')).toMatch(/^HTTP\/1\.1 200/);
+  expect(await within(20_000, next.ask(), 'the next client')).toMatch(/^HTTP\/1\.1 200/);
   for (const upload of rest) upload.req.end(TASK);
   for (const upload of rest) expect((await upload.answer).res.statusCode).toBe(200);
 });
@@ -99,7 +99,7 @@ it('answers every new client while thousands of idle connections stand at a lowe
   let answered = 0;
   for (let i = 0; i < 50; i += 1) {
     const client = await raw(cli);
-    if (/^HTTP\/1\.1 200/.test(await within(5_000, client.ask(), `client ${i}`))) answered += 1;
+    if (/^HTTP\/1\.1 200/.test(await within(20_000, client.ask(), `client ${i}`))) answered += 1;
     client.socket.destroy();
   }
   expect(answered).toBe(50);

@@ -29,7 +29,7 @@ beforeAll(async () => {
   ]);
   const paced = { name: 'paced', outcome: 'succeeded', text: { first_token_ms: 0, chunk_interval_ms: 100, output_tokens: 15 } };
   expect((await admin(cli, 'POST', '/_emulator/scenarios', { scenarios: [paced] })).status).toBe(201);
-}, 20_000);
+});
 afterAll(() => killAll());
 
 
@@ -99,7 +99,7 @@ it('cuts a client that sends its headers too slowly with 408 after --headers-tim
   const started = Date.now();
   // One header line every 50 ms: never idle, yet the headers never end.
   trickle(slow, ['GET /v1/models HTTP/1.1\r\nHost: emulator\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
-  await within(10_000, slow.closed, 'the cut');
+  await within(20_000, slow.closed, 'the cut');
   expect(Date.now() - started).toBeGreaterThanOrEqual(280);
   // The request line came in an earlier packet than the one being read: the path is not known, so the body is
   // the general shape and the record names no method or path.
@@ -115,7 +115,7 @@ it('cuts a client that sends its headers too slowly with 408 after --headers-tim
 it('answers a request that is not HTTP with 400 bad_request, a request id and a record', async () => {
   const bad = await raw(cli);
   bad.socket.write(`GET /v1/models HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nBad Header: x\r\n\r\n`);
-  await within(10_000, bad.closed, 'the refusal');
+  await within(20_000, bad.closed, 'the refusal');
   const { body, requestId } = refusalOf(bad.received(), '400 Bad Request');
   expect(body).toMatchObject({ error: { code: 'bad_request', request_id: requestId } });
   expect(await recordOf(requestId)).toMatchObject({ request_id: requestId, method: 'GET', path: '/v1/models', status: 400, error_code: 'bad_request' });
@@ -139,7 +139,7 @@ it('cuts a body sent too slowly with 408 after --request-timeout-ms, records the
   const head = `POST /v1/tasks HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
   // A byte every 50 ms: the body would take over three seconds.
   trickle(upload, [head, ...body], 50);
-  await within(10_000, upload.closed, 'the cut');
+  await within(20_000, upload.closed, 'the cut');
   const refusal = refusalOf(upload.received(), '408 Request Timeout');
   expect(refusal.body).toEqual({ error: { code: 'request_timeout', message: expect.any(String) as string, request_id: refusal.requestId } });
   // The app had the request: its record knows the key, and says what the client got.
@@ -173,7 +173,7 @@ it('closes connections over --max-connections without an answer while every one 
   }
   const third = await raw(capped);
   third.socket.write(HEALTH);
-  await within(10_000, third.closed, 'closing the connection over the cap');
+  await within(20_000, third.closed, 'closing the connection over the cap');
   expect(third.received()).toBe('');
 
   held[0]?.socket.destroy();
@@ -189,7 +189,7 @@ it('closes connections over --max-connections without an answer while every one 
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  expect(await within(10_000, served(), 'a connection once there is room')).toMatch(/^HTTP\/1\.1 200/);
+  expect(await within(20_000, served(), 'a connection once there is room')).toMatch(/^HTTP\/1\.1 200/);
 });
 
 it('takes every limit and the grace period as a flag, an environment variable or a config key, flags first', async () => {

@@ -1,16 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args.ts';
+import { parseStartOptions } from '../../src/cli/start-options.ts';
 import { admin, killAll, startCli } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
 
 // `start --scenarios DIR|FILE` adds the user's scenarios to the built-in library (issue 17, item 2): a name in
 // use replaces the built-in one with a warning, a missing path is one line and exit 2.
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const SHIPPED = new URL('../../scenarios/', import.meta.url).pathname;
 
 /** Every built-in scenario, in file order, as the shipped files list them. */
@@ -38,12 +38,15 @@ interface Listed {
 const scenarios = async (cli: CliEmulator): Promise<Listed[]> => ((await (await admin(cli, 'GET', '/_emulator/scenarios')).json()) as { data: Listed[] }).data;
 const names = async (cli: CliEmulator): Promise<string[]> => (await scenarios(cli)).map((s) => s.name);
 
-/** A start expected to fail: its exit code and what it printed on standard error. */
-function failedStart(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--memory', ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+/** The usage error a start with these options stops with (one line on standard error, exit 2: src/cli/main.ts). */
+function refusedStart(args: string[], env: Record<string, string> = {}): string {
+  try {
+    parseStartOptions(['--port', '0', '--memory', ...args], env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error('the options were taken');
 }
 
 it('adds the scenarios of a folder to the built-in ones, and warns of the one that replaces a built-in', async () => {
@@ -84,16 +87,12 @@ it('keeps run-time loads working, and a reset goes back to the start-up library:
 it.each([
   ['a folder', 'no-such-folder'],
   ['a file', 'no-such-file.yaml'],
-])('stops with one line and exit 2 when --scenarios names %s that does not exist', async (_what, name) => {
+])('stops with one line when --scenarios names %s that does not exist', (_what, name) => {
   const missing = join(dir, name);
-  const { code, stderr } = await failedStart(['--scenarios', missing]);
-  expect(code).toBe(2);
-  expect(stderr).toBe(`svc-emulator start: --scenarios ${missing}: no such file or folder\n`);
+  expect(refusedStart(['--scenarios', missing])).toBe(`svc-emulator start: --scenarios ${missing}: no such file or folder`);
 });
 
-it('names the environment variable when the missing path came from it', async () => {
+it('names the environment variable when the missing path came from it', () => {
   const missing = join(dir, 'gone');
-  const { code, stderr } = await failedStart([], { SVC_EMULATOR_SCENARIOS: missing });
-  expect(code).toBe(2);
-  expect(stderr).toBe(`svc-emulator start: SVC_EMULATOR_SCENARIOS=${missing}: no such file or folder\n`);
+  expect(refusedStart([], { SVC_EMULATOR_SCENARIOS: missing })).toBe(`svc-emulator start: SVC_EMULATOR_SCENARIOS=${missing}: no such file or folder`);
 });

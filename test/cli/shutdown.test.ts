@@ -88,14 +88,14 @@ it('sends a paced stream to its end at once on SIGTERM, with the whole answer an
       text += decoder.decode(value, { stream: true });
     }
   };
-  await within(5_000, rest(), 'the rest of the stream');
+  await within(20_000, rest(), 'the rest of the stream');
 
   const events = text.split('\n\n').filter((e) => e !== '');
   expect(events.at(-1)).toBe('data: [DONE]');
   const chunks = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')) as { choices: { delta: { content?: string }; finish_reason: string | null }[] });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(whole.choices[0].message.content);
   expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
-  expect(await within(5_000, cli.exited, 'the exit')).toBe(0);
+  expect(await within(20_000, cli.exited, 'the exit')).toBe(0);
   // The stream's call record, written just after its answer, made it to disk: settled, not cut.
   const record = stateOnDisk(db).calls.find((c) => c.request_id === res.headers.get('x-request-id'));
   expect(record).toMatchObject({ status: 200, text: { stream: true, output_tokens: 40, client_closed: false } });
@@ -123,6 +123,6 @@ it('exits at once, with 130 (128 + SIGINT), on a second SIGINT during the grace 
   cli.child.kill('SIGINT');
   await cli.printed(/SIGINT, closing/);
   cli.child.kill('SIGINT');
-  expect(await within(5_000, cli.exited, 'the forced exit')).toBe(130);
+  expect(await within(20_000, cli.exited, 'the forced exit')).toBe(130);
   expect(cli.output()).toContain('SIGINT again, exiting now');
 });

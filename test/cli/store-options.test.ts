@@ -37,11 +37,11 @@ it('keeps every task with every commit synced (--store-sync) across a restart', 
       });
       ids.push(((await res.json()) as { id: string }).id);
     }
-    expect(emulator.store.driver.prepare('PRAGMA synchronous').get()?.[0]).toBe(2);
+    expect(emulator.internals.store.driver.prepare('PRAGMA synchronous').get()?.[0]).toBe(2);
     await emulator.close();
 
     const again = await createEmulator({ db, clock: 'manual', adminToken: 'a', log: () => undefined });
-    expect(ids.every((id) => again.db.tasks.has(id))).toBe(true);
+    expect(ids.every((id) => again.internals.db.tasks.has(id))).toBe(true);
     await again.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_CHECKS, BEHAVIOUR_CHECKS } from '../../src/conformance/index.ts';
+import { UsageError } from '../../src/cli/args.ts';
+import { parseConformanceOptions } from '../../src/cli/conformance.ts';
+import { ALL_CHECKS, BEHAVIOUR_CHECKS, ConformanceSetupError, runConformance } from '../../src/conformance/index.ts';
 import type { SuiteReport } from '../../src/conformance/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
@@ -20,7 +22,7 @@ const DEMO_KEY = 'sk-emulator-demo';
 
 type Run = CommandRun;
 
-const conformance = (args: string[]): Promise<Run> => runCommand(['conformance', ...args], 50_000);
+const conformance = (args: string[]): Promise<Run> => runCommand(['conformance', ...args], 150_000);
 
 /** A usage or setup error: exit 2, one line on standard error, nothing on standard output. */
 function expectOneLine(run: Run, line: string | RegExp): void {
@@ -33,6 +35,16 @@ function expectOneLine(run: Run, line: string | RegExp): void {
   else expect(lines[0]).toMatch(line);
 }
 
+/** The line the command prints when the suite cannot start (src/cli/conformance.ts), from the suite run in this process. */
+async function setupError(args: string[]): Promise<string> {
+  try {
+    await runConformance(parseConformanceOptions(args));
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConformanceSetupError);
+    return `svc-emulator conformance: ${(err as Error).message}`;
+  }
+  throw new Error('the suite ran');
+}
 
 let lenient: Emulator;
 let strict: Emulator;
@@ -86,7 +98,7 @@ describe('with the control API, the suite funds its own account', () => {
     // The suite's tasks settled on its own account; the demo key's account is as it was seeded.
     expect(new Big((await account(lenientUrl, first?.[1] ?? '')).charged).gt(0)).toBe(true);
     expect(await account(lenientUrl, 'acct_demo')).toMatchObject({ available: '100000.000', frozen: '0.000', charged: '0.000' });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('--fail-on-skip', () => {
@@ -118,7 +130,7 @@ describe('--fail-on-skip', () => {
       // The two that ran, and the two rules of behaviour about the freeze (billing.freeze.*) over what they saw.
       '4 passed, 0 failed, 2 skipped',
     ]);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('an address that does not answer, or refuses the suite, is one line and exit 2', () => {
@@ -128,32 +140,33 @@ describe('an address that does not answer, or refuses the suite, is one line and
     const silent = new URL(hole.url).origin;
     const https = lenientUrl.replace(/^http:/, 'https:');
     try {
+      // One through the command (one line, exit 2); the rest are the suite's setup errors, which it prints so.
       const [refused, refusedAdmin, dns, tls, timeout] = await Promise.all([
         conformance(['--base-url', `http://127.0.0.1:${port}`, '--api-key', DEMO_KEY]),
-        conformance(['--base-url', `http://127.0.0.1:${port}`, '--admin-url', `http://127.0.0.1:${port}`, '--admin-token', ADMIN]),
-        conformance(['--base-url', 'http://svc-conformance.invalid', '--api-key', DEMO_KEY]),
-        conformance(['--base-url', https, '--api-key', DEMO_KEY]),
-        conformance(['--base-url', silent, '--api-key', DEMO_KEY, '--request-timeout', '300']),
+        setupError(['--base-url', `http://127.0.0.1:${port}`, '--admin-url', `http://127.0.0.1:${port}`, '--admin-token', ADMIN]),
+        setupError(['--base-url', 'http://svc-conformance.invalid', '--api-key', DEMO_KEY]),
+        setupError(['--base-url', https, '--api-key', DEMO_KEY]),
+        setupError(['--base-url', silent, '--api-key', DEMO_KEY, '--request-timeout', '300']),
       ]);
       expectOneLine(refused, `svc-emulator conformance: cannot reach http://127.0.0.1:${port} (connection refused)`);
-      expectOneLine(refusedAdmin, `svc-emulator conformance: cannot reach http://127.0.0.1:${port} (connection refused)`);
-      expectOneLine(dns, /^svc-emulator conformance: cannot reach http:\/\/svc-conformance\.invalid \(DNS lookup failed: (no such host|the name server did not answer)\)$/);
-      expectOneLine(tls, new RegExp(`^svc-emulator conformance: cannot reach ${https.replaceAll('.', '\\.')} \\(TLS error: [A-Z_]+\\)$`));
-      expectOneLine(timeout, `svc-emulator conformance: cannot reach ${silent} (no answer within 300 ms)`);
+      expect(refusedAdmin).toBe(`svc-emulator conformance: cannot reach http://127.0.0.1:${port} (connection refused)`);
+      expect(dns).toMatch(/^svc-emulator conformance: cannot reach http:\/\/svc-conformance\.invalid \(DNS lookup failed: (no such host|the name server did not answer)\)$/);
+      expect(tls).toMatch(new RegExp(`^svc-emulator conformance: cannot reach ${https.replaceAll('.', '\\.')} \\(TLS error: [A-Z_]+\\)$`));
+      expect(timeout).toBe(`svc-emulator conformance: cannot reach ${silent} (no answer within 300 ms)`);
       expect(hole.connections()).toBeGreaterThan(0);
     } finally {
       await hole.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('says which credential was refused: the API key or the admin token', async () => {
     const [key, token] = await Promise.all([
-      conformance(['--base-url', lenientUrl, '--api-key', 'sk-not-a-key-of-this-emulator']),
-      conformance(['--base-url', lenientUrl, '--admin-url', lenientUrl, '--admin-token', 'not-the-token']),
+      setupError(['--base-url', lenientUrl, '--api-key', 'sk-not-a-key-of-this-emulator']),
+      setupError(['--base-url', lenientUrl, '--admin-url', lenientUrl, '--admin-token', 'not-the-token']),
     ]);
-    expectOneLine(key, `svc-emulator conformance: ${lenientUrl} refused the API key (GET /v1/tasks answered 401 invalid_api_key)`);
-    expectOneLine(token, `svc-emulator conformance: the control API at ${lenientUrl} refused the admin token (401)`);
-  }, 60_000);
+    expect(key).toBe(`svc-emulator conformance: ${lenientUrl} refused the API key (GET /v1/tasks answered 401 invalid_api_key)`);
+    expect(token).toBe(`svc-emulator conformance: the control API at ${lenientUrl} refused the admin token (401)`);
+  }, 180_000);
 });
 
 describe('usage errors name the flag and the value', () => {
@@ -170,7 +183,17 @@ describe('usage errors name the flag and the value', () => {
       [['--base-url', lenientUrl], '--api-key is required, unless --admin-url and --admin-token are given (against the emulator the suite then makes its own account)'],
       [['--base-url', lenientUrl, '--admin-url', lenientUrl], '--admin-url needs --admin-token (the token the emulator was started with)'],
     ];
-    const runs = await Promise.all(cases.map(([args]) => conformance(args)));
-    runs.forEach((run, i) => expectOneLine(run, `svc-emulator conformance: ${cases[i]?.[1] ?? ''}`));
-  }, 60_000);
+    // The parser's errors, as the command prints them (its message, one line, exit 2: src/cli/main.ts) ...
+    const thrown = cases.map(([args]) => {
+      try {
+        parseConformanceOptions(args);
+        return 'parsed';
+      } catch (err) {
+        return err instanceof UsageError ? err.message : String(err);
+      }
+    });
+    expect(thrown).toEqual(cases.map(([, line]) => `svc-emulator conformance: ${line}`));
+    // ... and one through the command itself.
+    expectOneLine(await conformance(cases[0]?.[0] ?? []), `svc-emulator conformance: ${cases[0]?.[1] ?? ''}`);
+  }, 180_000);
 });

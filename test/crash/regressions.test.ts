@@ -244,7 +244,7 @@ it('leaves the old store or the fresh one at every commit around a reset with re
   const crash = await crashCopy();
   const copies: { state: StateDocument; during: string }[] = [];
   let during = 'the set-up';
-  const copyEveryCommit = (store: Emulator['store']): void => {
+  const copyEveryCommit = (store: Emulator['internals']['store']): void => {
     const transaction = store.transaction.bind(store);
     store.transaction = <T>(fn: () => T): T => {
       const outermost = !store.inTransaction;
@@ -266,7 +266,7 @@ it('leaves the old store or the fresh one at every commit around a reset with re
     }
     const old = stateOnDisk(db);
     const oldIds = idsOf(old, id);
-    copyEveryCommit(emulator.store);
+    copyEveryCommit(emulator.internals.store);
 
     // Requests in flight: an advance waiting on the two callbacks it sent (a result video among them), a text
     // stream holding its freeze.

@@ -310,7 +310,7 @@ it('keeps the signature each attempt sent through rotations: one secret before, 
 it('recomputes the signature of an attempt recorded without one from the secrets of its time', async () => {
   const { account, before, during } = await acrossRotation();
   // As an older emulator stored them: attempts without their signature.
-  const { db } = t.emulator;
+  const { db } = t.emulator.internals;
   db.store.transaction(() => {
     for (const message of db.deliveries.list({ accountId: account.id }, 10, 0).rows) {
       db.deliveries.put({ ...message, attempts: message.attempts.map(({ webhook_signature: _dropped, ...attempt }) => attempt) });

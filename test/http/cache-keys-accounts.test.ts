@@ -60,7 +60,7 @@ it("sees the account's points move with each call it makes: the freeze after the
 
 it('refuses a key the store no longer holds on the very next request (a revoke deletes its row)', async () => {
   expect((await t.as(account.key).get('/v1/tasks')).status).toBe(200);
-  const { store } = t.emulator;
+  const { store } = t.emulator.internals;
   store.transaction(() => store.driver.prepare('DELETE FROM keys WHERE key = ?').run(account.key));
   expect(statusAndCode(await t.as(account.key).get('/v1/tasks'))).toEqual([401, 'invalid_api_key']);
 });
@@ -92,7 +92,7 @@ it('takes keys and accounts from an imported state on the very next request', as
 
 it('forgets a change that was rolled back, even one read inside its own transaction', async () => {
   expect((await submit(account.key)).status).toBe(200);
-  const { db, store } = t.emulator;
+  const { db, store } = t.emulator.internals;
   expect(() =>
     store.transaction(() => {
       const key = db.keys.get(account.key);
@@ -108,7 +108,7 @@ it('forgets a change that was rolled back, even one read inside its own transact
 });
 
 it('hands every caller its own copy: changing what a read returned changes nothing stored', async () => {
-  const { db } = t.emulator;
+  const { db } = t.emulator.internals;
   const first = db.keys.get(account.key);
   if (!first) throw new Error('no key');
   first.settings = { models: ['svc-text-lite'], quota: null, rpm: null, concurrency: null, signing_secret: null };

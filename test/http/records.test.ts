@@ -98,7 +98,7 @@ it('reads a record stored before the newer fields, as it was stored', async () =
     model: null,
     latency_ms: 1,
   };
-  t.emulator.db.store.transaction(() => t.emulator.db.calls.put(old, Date.parse(old.at)));
+  t.emulator.internals.db.store.transaction(() => t.emulator.internals.db.calls.put(old, Date.parse(old.at)));
   expect((await t.admin.get(`/_emulator/records/${old.request_id}`)).body).toEqual(old);
 });
 

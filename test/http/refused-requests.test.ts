@@ -44,7 +44,7 @@ async function open(): Promise<{ socket: Socket; received: () => string; closed:
 /** The newest record of `path`, once the answers of the turn are written. */
 async function newestRecord(path: string): Promise<Record<string, unknown> | undefined> {
   await new Promise((resolve) => setImmediate(resolve));
-  return emulator.db.calls.page({ path }, 1, 0).rows[0] as Record<string, unknown> | undefined;
+  return emulator.internals.db.calls.page({ path }, 1, 0).rows[0] as Record<string, unknown> | undefined;
 }
 
 /** The answers on a connection, split by status line. */
@@ -100,5 +100,5 @@ it('answers headers too large on a path outside /v1 with a request id, and recor
   await closed;
   expect(statusLines(received())).toEqual(['HTTP/1.1 431 Request Header Fields Too Large']);
   expect(received()).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{24}\r\n/i);
-  expect(emulator.db.calls.page({}, 10, 0).rows).toEqual([]);
+  expect(emulator.internals.db.calls.page({}, 10, 0).rows).toEqual([]);
 });

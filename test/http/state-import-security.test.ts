@@ -89,7 +89,7 @@ it('refuses a file record that names a file outside the store by traversal, and 
 
 /** A file record with a traversal name, as if one were in the store (an old store, a bug): straight through the repository. */
 function storeTraversalRecord(accountId: string, expiresInMs: number): void {
-  const { db, store, clock } = t.emulator;
+  const { clock, internals: { db, store } } = t.emulator;
   store.transaction(() =>
     db.files.insert({
       account_id: accountId, name: '../../x', filename: 'x', type: 'file', mime_type: 'text/plain', size: 31,
@@ -123,7 +123,7 @@ it('never deletes the file a stored record names by traversal when the record ex
   storeTraversalRecord(upload.accountId, 30_000);
   // Past both expiries: the record and the upload's bytes go, the file the bad record names stays.
   await t.admin.post('/_emulator/clock/advance', { seconds: 120 });
-  expect(t.emulator.db.files.byName('../../x')).toBeUndefined();
+  expect(t.emulator.internals.db.files.byName('../../x')).toBeUndefined();
   expect((await rawGet(`/files/${upload.name}`)).status).toBe(404);
   expect(existsSync(join(root, 'emu', 'files', upload.name))).toBe(false);
   expect(await readFile(outside, 'utf8')).toBe('a file outside the store folder');
@@ -131,7 +131,7 @@ it('never deletes the file a stored record names by traversal when the record ex
 
 it('answers 404 for a stored result file whose media fixture names a file outside fixtures/media', async () => {
   const account = await newAccount(t);
-  const { db, store, clock } = t.emulator;
+  const { clock, internals: { db, store } } = t.emulator;
   const name = 'Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f.mp4';
   store.transaction(() =>
     db.files.insert({

@@ -38,8 +38,8 @@ async function accountCallingBack(url: string) {
 
 const submit = async (api: TestEmulator['api'], scenario: string): Promise<string> =>
   (await api.post('/v1/tasks', socialNote(), { 'X-Emulator-Scenario': scenario })).body.id as string;
-const stored = (id: string) => t.emulator.db.tasks.get(id)?.task;
-const messageOf = (taskId: string) => t.emulator.db.deliveries.list({ taskId }, 1, 0).rows[0];
+const stored = (id: string) => t.emulator.internals.db.tasks.get(id)?.task;
+const messageOf = (taskId: string) => t.emulator.internals.db.deliveries.list({ taskId }, 1, 0).rows[0];
 /** Moves the wall clock (and so the real virtual clock) forward second by second, running what falls due. */
 const wallSeconds = async (seconds: number): Promise<void> => {
   for (let i = 0; i < seconds; i += 1) await vi.advanceTimersByTimeAsync(1000);

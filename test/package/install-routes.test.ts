@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,17 +16,31 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-it('runs as npx svc-emulator in a clone with its dependencies installed', async () => {
-  const { stdout } = await run('npx', ['--no-install', 'svc-emulator', '--version'], { cwd: ROOT });
+/** A copy of this checkout's files as they are now, without what git ignores (a fresh clone's). */
+async function cloneOf(dir: string): Promise<string> {
+  const clone = join(dir, 'repo');
+  await cp(ROOT, clone, { recursive: true, filter: (src) => !/\/(node_modules|\.git|test-results|dist|\.svc-emulator)(\/|$)/.test(src.slice(ROOT.length - 1)) });
+  return clone;
+}
+
+it('runs as npx svc-emulator in a clone from its sources, building nothing on install or on the first npx', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-clone-'));
+  dirs.push(dir);
+  const clone = await cloneOf(dir);
+  await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  // What `npm ci` runs after installing (prepare), typed in the clone: nothing to build, the sources run.
+  await run('npm', ['run', 'prepare'], { cwd: clone, env: { ...process.env, INIT_CWD: clone } });
+  // npx links the clone into its cache (a new one for this path) and runs its prepare there: it builds nothing either.
+  const { stdout } = await run('npx', ['--no-install', 'svc-emulator', '--version'], { cwd: join(clone, 'src'), timeout: 60_000 });
   expect(stdout.trim()).toBe(version);
-}, 60_000);
+  await expect(readdir(join(clone, 'dist'))).rejects.toThrow(/ENOENT/);
+}, 120_000);
 
 it('installs as a git dependency, built by npm, and runs without dev dependencies', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-git-'));
   dirs.push(dir);
-  // A repository of this checkout's files as they are now (committed or not), without what git ignores.
-  const repo = join(dir, 'repo');
-  await cp(ROOT, repo, { recursive: true, filter: (src) => !/\/(node_modules|\.git|test-results|dist|\.svc-emulator)(\/|$)/.test(src.slice(ROOT.length - 1)) });
+  // A repository of this checkout's files as they are now (committed or not).
+  const repo = await cloneOf(dir);
   const git = (...args: string[]): Promise<unknown> => run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo });
   await git('init', '-q');
   await git('add', '-A');
@@ -35,7 +49,8 @@ it('installs as a git dependency, built by npm, and runs without dev dependencie
   const app = join(dir, 'app');
   await run('mkdir', ['-p', app]);
   await writeFile(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
-  // npm clones it, installs its dev dependencies (from the cache when it can) and runs `prepare` to build dist/.
+  // npm clones it, installs its dev dependencies (from the cache when it can) and runs `prepare`, which builds
+  // dist/ here: npm was typed in another folder (scripts/prepare.mjs).
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `git+file://${repo}`], { cwd: app, timeout: 240_000 });
   const shipped = await readdir(join(app, 'node_modules', 'svc-emulator'));
   expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'openapi', 'fixtures', 'scenarios']));

@@ -88,6 +88,57 @@ it('times a real-time service by the machine’s steps, lifted where an answer s
   expect(steps(serviceTimes(entries))).toEqual([5_000, 60_000, 2_000]);
 });
 
+it('times a real-time service by when its answers came, so a submission that waited to be handled does not push a later poll past the task’s end', () => {
+  // Recorded against a 3 s task (1 s queued, 2 s processing) on a busy machine: the submission waited 300 ms before
+  // the service created the task; the last poll was answered 2,900 ms after that, still processing.
+  const t = Date.parse('2026-11-25T06:00:00.200Z');
+  const timed = (startedMs: number, waitMs: number, body: unknown): HarEntry => ({ ...entry(startedMs, body), timings: { send: 0, wait: waitMs, receive: 1 } }) as HarEntry;
+  const created = '2026-11-25T14:00:00+08:00';
+  const entries = [
+    timed(t, 300, { status: 'queued', created_at: created }),
+    timed(t + 300 + 2_895, 5, { status: 'processing', created_at: created, started_at: '2026-11-25T14:00:01+08:00' }),
+    timed(t + 300 + 3_595, 5, { status: 'succeeded', created_at: created, started_at: '2026-11-25T14:00:01+08:00', finished_at: '2026-11-25T14:00:03+08:00' }),
+  ];
+  const times = serviceTimes(entries);
+  // Timed by the requests' starts, the poll came 3,195 ms after the submission: a replay there sees `succeeded`.
+  expect(steps(times)).toEqual([2_900, 700]);
+  expect((times[1] ?? 0) - (times[0] ?? 0)).toBeLessThan(3_000);
+});
+
+it('replays a poll answered `processing` after its task was due to finish (the service\'s timer was late) before the recorded finish', () => {
+  // A 3 s task on a busy machine: the finish was due 3,000 ms after creation, but the poll answered 3,050 ms after
+  // it still showed `processing` (the timer had not fired). Timed by the machine, the replay polled at 3,050 ms:
+  // past the imported scenario's 3 s, so the emulator answered `succeeded`.
+  const t = Date.parse('2026-11-25T06:00:00.200Z');
+  const at = (startedMs: number, method: string, path: string, body: unknown): HarEntry =>
+    ({ ...entry(startedMs, body), request: { method, url: `http://service.test${path}` }, timings: { send: 0, wait: 5, receive: 1 } }) as HarEntry;
+  const task = { id: 'T1', object: 'task', created_at: '2026-11-25T14:00:00+08:00' };
+  const started = { ...task, status: 'processing', started_at: '2026-11-25T14:00:01+08:00', finished_at: null };
+  const entries = [
+    at(t, 'POST', '/v1/tasks', { ...task, status: 'queued', started_at: null, finished_at: null }),
+    at(t + 1_500, 'GET', '/v1/tasks/T1', started),
+    at(t + 3_050, 'GET', '/v1/tasks/T1', started),
+    at(t + 3_600, 'GET', '/v1/tasks/T1', { ...started, status: 'succeeded', finished_at: '2026-11-25T14:00:03+08:00' }),
+  ];
+  const since = serviceTimes(entries).map((ms, _, all) => ms - (all[0] ?? 0));
+  expect(since).toEqual([0, 1_500, 2_999, 3_600]);
+});
+
+it('replays an answer that shows a task\'s change no earlier than the change, counted from the task\'s submission', () => {
+  // The submission was answered late (its answer's first byte 800 ms after the task was created): by the machine,
+  // the poll that shows the task started came 700 ms after it, though the task objects say one second.
+  const t = Date.parse('2026-11-25T06:00:00.100Z');
+  const at = (startedMs: number, waitMs: number, method: string, body: unknown): HarEntry =>
+    ({ ...entry(startedMs, body), request: { method, url: 'http://service.test/v1/tasks' }, timings: { send: 0, wait: waitMs, receive: 1 } }) as HarEntry;
+  const task = { id: 'T2', object: 'task', created_at: '2026-11-25T14:00:00+08:00', finished_at: null };
+  const entries = [
+    at(t, 800, 'POST', { ...task, status: 'queued', started_at: null }),
+    at(t + 1_500, 0, 'GET', { object: 'list', data: [{ ...task, status: 'processing', started_at: '2026-11-25T14:00:01+08:00' }] }),
+  ];
+  const times = serviceTimes(entries);
+  expect((times[1] ?? 0) - (times[0] ?? 0)).toBe(1_000);
+});
+
 it('times an emulator whose clock was moved by hand by the times its answers show, whatever the machine’s steps', () => {
   const t = Date.parse('2026-11-25T06:00:00Z');
   const entries = [

@@ -10,6 +10,8 @@ import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { UsageError } from '../../src/cli/args.ts';
+import { parseParityOptions } from '../../src/cli/parity.ts';
 import { runParity } from '../../src/parity/index.ts';
 import type { Difference, ParityReport } from '../../src/parity/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';
@@ -32,7 +34,7 @@ let recorded: string;
 const ids = { notes: '', failing: '', video: '' };
 const running: Emulator[] = [];
 
-const parityCli = (args: string[]): Promise<CommandRun> => runCommand(['parity', ...args], 45_000);
+const parityCli = (args: string[]): Promise<CommandRun> => runCommand(['parity', ...args], 150_000);
 
 async function control(base: string, method: string, path: string, body?: object): Promise<Record<string, unknown>> {
   const reply = await sendJson(base, ADMIN, method, path, body);
@@ -105,7 +107,7 @@ beforeAll(async () => {
     await proxy.close();
   }
   expect(await recorder.close()).toHaveLength(1);
-}, 60_000);
+});
 
 afterAll(async () => {
   await source.close();
@@ -179,7 +181,7 @@ it('replays a recording made against an emulator on a fresh one with 100 % parit
     'entry 0 carried signing headers (X-Svc-Signature): a signature cannot be made again, so they went unsigned with the given key',
     `entry ${refused} had a key the service refused (401): replayed with a key no deployment knows (sk-parity-not-a-key)`,
   ]);
-}, 30_000);
+}, 180_000);
 
 it('without the control API the tasks are polled at whatever age they have: their states differ, and a note says why', async () => {
   const report = await runParity({ recording: readRecording(recorded), baseUrl: await fresh(), apiKey: DEMO_KEY });
@@ -194,7 +196,7 @@ it('without the control API the tasks are polled at whatever age they have: thei
   ]);
   expect(report.parity).toBeLessThan(100);
   expect(report.notes).toContain('without --admin-token the deployment’s clock was not moved: tasks were polled at whatever age they had, not at their recorded age');
-}, 30_000);
+}, 180_000);
 
 it('with --scenarios recorded each task is submitted with the scenario import-recording made of it', async () => {
   const base = await fresh();
@@ -207,7 +209,7 @@ it('with --scenarios recorded each task is submitted with the scenario import-re
 
   expect(summary(report)).toEqual([]);
   expect(report.notes).toContain('3 tasks were submitted with X-Emulator-Scenario: recorded-<task id>');
-}, 30_000);
+}, 180_000);
 
 it('through the CLI: the report per endpoint and check, JSON and JUnit files, exit 0', async () => {
   const out = mkdtempSync(join(tmpdir(), 'svc-parity-out-'));
@@ -223,7 +225,7 @@ it('through the CLI: the report per endpoint and check, JSON and JUnit files, ex
   const junit = readFileSync(join(out, 'parity.xml'), 'utf8');
   expect(junit).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="svc-emulator parity" tests="\d+" failures="0"/);
   expect(junit).toContain('<testsuite name="parity GET /v1/tasks/{id}" tests="5" failures="0" skipped="0">');
-}, 60_000);
+}, 180_000);
 
 it('reports each way the recorded answers deviate, with its check id, endpoint, JSON path and a curl line, exit 1', async () => {
   const places: Record<string, number> = {};
@@ -286,7 +288,7 @@ it('reports each way the recorded answers deviate, with its check id, endpoint, 
   expect(run.stdout).toContain(`DIFF parity.body.shape GET /v1/tasks/{id} (entry ${places['points']}) $.points.frozen\n  recorded: number\n  replayed: string\n`);
   expect(run.stdout).toMatch(/^POST \/v1\/messages: 2 exchanges\n(.*\n)* {2}parity\.stream\.events +0 agreed, 1 differed$/m);
   expect(run.stdout).toMatch(/\nparity \d+(\.\d)? %: \d+ of \d+ checks agreed, 6 differed \(6 differences\)\n$/);
-}, 60_000);
+}, 180_000);
 
 
 it.each([
@@ -296,28 +298,38 @@ it.each([
   ['an unknown --scenarios', ['rec', '--base-url', 'http://127.0.0.1:4010', '--scenarios', 'all'], 'svc-emulator parity: --scenarios must be recorded or none (got all)'],
   ['--scenarios recorded without the admin token', ['rec', '--base-url', 'http://127.0.0.1:4010', '--scenarios', 'recorded'], 'svc-emulator parity: --scenarios recorded needs --admin-token (the scenarios are listed by the control API)'],
   ['a mistyped flag', ['rec', '--base-ulr', 'http://127.0.0.1:4010'], 'svc-emulator parity: unknown option --base-ulr; did you mean --base-url? (svc-emulator parity --help lists them)'],
-])('%s: exit 2 with one line', async (_name, args, line) => {
-  const run = await parityCli(args);
-  expect(run).toEqual({ code: 2, stdout: '', stderr: `${line}\n` });
-}, 30_000);
+])('%s: a usage error (one line, exit 2)', (_name, args, line) => {
+  expect(() => parseParityOptions(args)).toThrow(new UsageError(line));
+});
+
+it('prints a usage error as one line on standard error and exits 2', async () => {
+  expect(await parityCli(['rec', '--base-ulr', 'http://127.0.0.1:4010'])).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'svc-emulator parity: unknown option --base-ulr; did you mean --base-url? (svc-emulator parity --help lists them)\n',
+  });
+}, 180_000);
 
 it('an unreadable recording, an unreachable deployment and a refused admin token: exit 2 with one line', async () => {
   const missing = join(tmpdir(), 'svc-parity-no-such-recording');
   expect(existsSync(missing)).toBe(false);
-  expect(await parityCli([missing, '--base-url', 'http://127.0.0.1:4010'])).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: ${missing}: no such file or directory\n` });
-
   const port = await closedPort();
-  expect(await parityCli([recorded, '--base-url', `http://127.0.0.1:${port}`])).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: cannot reach http://127.0.0.1:${port} (connection refused)\n` });
-
   const base = await fresh();
-  expect(await parityCli([recorded, '--base-url', base, '--admin-token', 'not-the-token'])).toEqual({
+  const unwritable = join(tmpdir(), 'svc-parity-no-such-dir', 'parity.json');
+  // Four processes at once: each run's time is mostly node starting.
+  const [unreadable, unreachable, refused, unwritten] = await Promise.all([
+    parityCli([missing, '--base-url', 'http://127.0.0.1:4010']),
+    parityCli([recorded, '--base-url', `http://127.0.0.1:${port}`]),
+    parityCli([recorded, '--base-url', base, '--admin-token', 'not-the-token']),
+    parityCli([recorded, '--base-url', base, '--json', unwritable]),
+  ]);
+  expect(unreadable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: ${missing}: no such file or directory\n` });
+  expect(unreachable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: cannot reach http://127.0.0.1:${port} (connection refused)\n` });
+  expect(refused).toEqual({
     code: 2,
     stdout: '',
     stderr: `svc-emulator parity: ${base} refused --admin-token on GET /_emulator/clock (401): give the token the emulator was started with\n`,
   });
-
-  const unwritable = join(tmpdir(), 'svc-parity-no-such-dir', 'parity.json');
-  const run = await parityCli([recorded, '--base-url', base, '--json', unwritable]);
-  expect(run.code).toBe(2);
-  expect(run.stderr).toMatch(new RegExp(`^svc-emulator parity: cannot write ${unwritable}: ENOENT[^\n]*\n$`));
-}, 60_000);
+  expect(unwritten.code).toBe(2);
+  expect(unwritten.stderr).toMatch(new RegExp(`^svc-emulator parity: cannot write ${unwritable}: ENOENT[^\n]*\n$`));
+}, 180_000);

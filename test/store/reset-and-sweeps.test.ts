@@ -23,10 +23,10 @@ it('keeps the start counter through a reset, so a seeded restart does not hand o
 
   const second = await startEmulator({ db, seed: 'same' });
   try {
-    expect(second.emulator.store.meta.get('starts')).toBe(2);
+    expect(second.emulator.internals.store.meta.get('starts')).toBe(2);
     const after = (await second.api.get('/v1/models')).headers['x-request-id'] as string;
     expect(after).not.toBe(before);
-    expect(second.emulator.db.calls.get(before)).toBeDefined();
+    expect(second.emulator.internals.db.calls.get(before)).toBeDefined();
   } finally {
     await second.close();
   }
@@ -59,7 +59,7 @@ it('settles nothing on the fresh data when a reset comes in the middle of a text
 it('sweeps 50,000 old call records in batches on one advance, and keeps the young ones', async () => {
   const t = await startEmulator({ startTime: '2026-11-23T09:00:00+08:00' });
   try {
-    const { db } = t.emulator;
+    const { db } = t.emulator.internals;
     const old = parseTime('2026-11-23T09:00:00+08:00');
     db.store.transaction(() => {
       for (let i = 0; i < 50_000; i += 1) {

@@ -182,13 +182,19 @@ export async function rawConnection(cli: CliEmulator): Promise<RawConnection> {
   return { socket, received: () => text, isClosed: () => isClosed, closed, answer, ask };
 }
 
-/** Runs `svc-emulator ARGS` to its end: exit code and everything printed (stdout and stderr as they came). */
-export function runCli(args: string[]): Promise<{ code: number; output: string }> {
+/**
+ * Runs `svc-emulator ARGS` to its end: exit code and everything printed (stdout and stderr as they came, and each
+ * apart). The child is killAll's too: a `start` that was to refuse and serves instead dies with the test, not 31
+ * minutes later. With `env`, the child's `SVC_EMULATOR_*` variables are those alone (the cache folder's kept).
+ */
+export function runCli(args: string[], env?: Record<string, string>): Promise<{ code: number; output: string; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), output }));
+    const inherited = env === undefined ? process.env : Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_EMULATOR_') || name === 'SVC_EMULATOR_CACHE_DIR'));
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe', env: { ...inherited, ...env } });
+    running.push(child);
+    let [output, stdout, stderr] = ['', '', ''];
+    child.stdout.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stdout += chunk.toString())));
+    child.stderr.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stderr += chunk.toString())));
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), output, stdout, stderr }));
   });
 }

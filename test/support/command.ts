@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { busier } from './busy.ts';
 
 const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -14,8 +15,8 @@ export interface CommandRun {
 export const spawnCommand = (args: string[]): ChildProcessWithoutNullStreams => spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
 
 /**
- * `svc-emulator ARGS` to its end, with what it printed. A run still going after `killAfterMs` is killed (and then
- * fails on its exit code), never left behind.
+ * `svc-emulator ARGS` to its end, with what it printed. A run still going after `killAfterMs` (times `busier` on a
+ * busy machine) is killed (and then fails on its exit code), never left behind.
  */
 export function runCommand(args: string[], killAfterMs: number): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
@@ -24,7 +25,7 @@ export function runCommand(args: string[], killAfterMs: number): Promise<Command
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs * busier);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

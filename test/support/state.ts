@@ -5,10 +5,10 @@ import { exportState } from '../../src/state/index.ts';
 import type { StateDocument } from '../../src/state/index.ts';
 
 /** Everything the emulator has stored, as its state export gives it. */
-export const stateOf = (emulator: Pick<Emulator, 'db'>): StateDocument => exportState(emulator.db, null);
+export const stateOf = (emulator: Pick<Emulator, 'internals'>): StateDocument => exportState(emulator.internals.db, null);
 
 /** The stored state but the call records and the clock's position, which every request moves. */
-export const recordsBesideCalls = (emulator: Pick<Emulator, 'db'>): string =>
+export const recordsBesideCalls = (emulator: Pick<Emulator, 'internals'>): string =>
   JSON.stringify({ ...stateOf(emulator), calls: undefined, clock_ms: undefined });
 
 /**
@@ -16,8 +16,8 @@ export const recordsBesideCalls = (emulator: Pick<Emulator, 'db'>): string =>
  * values) may have been written: the driver counts writes per table, and a statement it cannot place counts
  * for every table. Equal numbers, equal `recordsBesideCalls`, without reading the store.
  */
-export function exportedVersion(emulator: Pick<Emulator, 'store'>): number {
-  const { driver } = emulator.store;
+export function exportedVersion(emulator: Pick<Emulator, 'internals'>): number {
+  const { driver } = emulator.internals.store;
   const tables = driver.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT IN ('calls', 'meta')").all();
   return tables.reduce((sum, [name]) => sum + driver.version(String(name)), 0);
 }

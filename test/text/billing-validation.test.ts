@@ -69,7 +69,7 @@ const ledgerOf = async (callId: string): Promise<[string, string][]> =>
   (await ledger()).filter((e) => e.call_id === callId).map((e) => [e.kind, e.points]);
 const balances = async (accountId = account.id): Promise<{ available: string; frozen: string; charged: string }> =>
   (await t.admin.get(`/_emulator/accounts/${accountId}`)).body;
-const record = (requestId: string) => t.emulator.db.calls.get(requestId);
+const record = (requestId: string) => t.emulator.internals.db.calls.get(requestId);
 
 /** Checks the error body of a text endpoint: the Chat/Responses shape or the Messages shape. */
 function expectTextError(path: Path, res: { status: number; headers: Record<string, string>; body: Record<string, unknown> }, status: number, code: string, param: string | null = null): void {
@@ -372,7 +372,7 @@ it('keeps prompts and outputs in the call records only when created with recordC
     const message = await client.post(MESSAGES, { model: LITE.id, max_tokens: 64, system, messages: [{ role: 'user', content: PROMPT }] });
     for (const [path, res] of [[CHAT, chat], [RESPONSES, response], [MESSAGES, message]] as const) {
       expect(res.status).toBe(200);
-      const text = recording.emulator.db.calls.get(res.headers['x-request-id'] as string)?.text;
+      const text = recording.emulator.internals.db.calls.get(res.headers['x-request-id'] as string)?.text;
       expect(text?.content).toEqual({ prompt: [system, PROMPT], output: textOf(path, res.body) });
       expect(text?.input_tokens).toBe(usageOf(path, res.body).input);
     }

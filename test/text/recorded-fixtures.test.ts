@@ -66,7 +66,7 @@ it('answers the recorded chat request with exactly the recorded text and usage, 
   expect(completion.choices[0]?.message.content).toBe(RECORDED);
   expect(completion.choices[0]?.finish_reason).toBe('stop');
   expect(completion.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 9, total_tokens: 30 });
-  const record = emulator.db.calls.get(completion._request_id ?? '');
+  const record = emulator.internals.db.calls.get(completion._request_id ?? '');
   expect(record?.text).toMatchObject({ input_tokens: 21, output_tokens: 9, points: { charged: cost(21, 9) } });
 });
 

@@ -81,7 +81,7 @@ const ledgerOf = async (callId: string): Promise<[string, string][]> =>
   (await ledger()).filter((e) => e.call_id === callId).map((e) => [e.kind, e.points]);
 const callRecord = (requestId: string | null | undefined) => {
   expect(requestId).toMatch(REQUEST_ID);
-  return emulator.db.calls.get(requestId ?? '');
+  return emulator.internals.db.calls.get(requestId ?? '');
 };
 
 /** Points as the reference writes them: decimal, rounded to three places. */

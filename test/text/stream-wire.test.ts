@@ -181,7 +181,7 @@ const ledgerOf = async (callId: string): Promise<[string, string][]> =>
     .map((e) => [e.kind, e.points]);
 const balances = async (): Promise<{ available: string; frozen: string; charged: string }> =>
   (await (await admin('GET', `/_emulator/accounts/${account.id}`)).json()) as { available: string; frozen: string; charged: string };
-const callRecord = (requestId: string) => emulator.db.calls.get(requestId);
+const callRecord = (requestId: string) => emulator.internals.db.calls.get(requestId);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Headers
@@ -567,7 +567,7 @@ it('records, with recordContent, only the output a stream interrupted mid-way ac
       .filter((m) => m.event === 'content_block_delta')
       .map((m) => (json(m)['delta'] as { text: string }).text)
       .join('');
-    const text = recording.db.calls.get(requestId)?.text;
+    const text = recording.internals.db.calls.get(requestId)?.text;
     expect(text?.content?.prompt).toEqual([PROMPT]);
     // The record's output must be the 5 tokens its output_tokens counts, not the whole answer that was never sent.
     expect(text?.output_tokens).toBe(5);

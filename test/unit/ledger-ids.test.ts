@@ -65,9 +65,9 @@ it("numbers an account's ledger 1, 2, 3, … while another account's entries com
   expect(b2).toBeGreaterThan(a2 ?? Infinity);
   expect(b2).toBeLessThan(a3 ?? 0);
   // A page goes on after a number, oldest first.
-  expect(t.emulator.db.ledger.page(a, { after: 2, limit: 3 }).map((e) => e.n)).toEqual([3, 4, 5]);
-  expect(t.emulator.db.ledger.page(a, { limit: 2 })).toEqual(ofA.slice(0, 2));
-  expect(t.emulator.db.ledger.page(a, { after: 7, limit: 10 })).toEqual([]);
+  expect(t.emulator.internals.db.ledger.page(a, { after: 2, limit: 3 }).map((e) => e.n)).toEqual([3, 4, 5]);
+  expect(t.emulator.internals.db.ledger.page(a, { limit: 2 })).toEqual(ofA.slice(0, 2));
+  expect(t.emulator.internals.db.ledger.page(a, { after: 7, limit: 10 })).toEqual([]);
 });
 
 it('opens a store written before the numbers, numbering each account in the order written', async () => {

@@ -20,7 +20,7 @@ import { inject } from 'vitest';
  * count, and fast-check with the path of a failure); `FUZZ_SEED=<seed>` replays the run,
  * `FUZZ_SEED=<seed> FUZZ_PATH=<path>` one failure (run the part it came from, or all of them).
  *
- * Part of `npm test` (and so of CI); `npm run fuzz` runs the parts alone. Each part ends with a test that it ran
+ * Part of `npm run test:slow` (a CI step of its own); `npm run fuzz` runs the fuzz suites alone. Each part ends with a test that it ran
  * its planned cases and one plain line, `fuzz(<part>): <cases> cases, <failed> failed (seed <seed>)`, written
  * also to test-results/fuzz-<part>.json when that directory exists (CI creates it, and sums the parts from it).
  */

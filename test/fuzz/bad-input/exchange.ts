@@ -168,7 +168,7 @@ const snapshots = new WeakMap<TestEmulator, { driver: unknown; version: number; 
  */
 function storeSnapshot(t: TestEmulator): string | null {
   // A reset or an import may bring another connection, whose count starts again.
-  const driver = t.emulator.store.driver;
+  const driver = t.emulator.internals.store.driver;
   const version = exportedVersion(t.emulator);
   const last = snapshots.get(t);
   if (last?.driver === driver && last.version === version) return last.text;

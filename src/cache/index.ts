@@ -1,0 +1,1 @@
+export { derived, hashOf } from './derived.ts';

@@ -1,0 +1,3 @@
+export { lifecycleOf } from './parts.ts';
+export type { Lifecycle, Part } from './parts.ts';
+export { releaseWhenTaskEnds, stampClockOnCommit } from './rules.ts';
