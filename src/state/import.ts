@@ -12,8 +12,11 @@ import { STATE_FORMAT, STATE_VERSION } from './document.ts';
 import { ledgerNumberDetails } from './rules.ts';
 import type { StateDocument } from './document.ts';
 
-/** Every repository: an import replaces all of the store. */
-interface Repositories {
+/**
+ * Every repository of the store: a state document replaces all of it. The composition's `Db` is this type (a domain
+ * cannot import the composition, so the bundle is named here, where the whole of it is needed).
+ */
+export interface Repositories {
   store: Store;
   accounts: AccountsRepo;
   keys: KeysRepo;

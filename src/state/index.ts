@@ -1,5 +1,6 @@
 export { exportState } from './export.ts';
 export { importState, stateProblem } from './import.ts';
+export type { Repositories } from './import.ts';
 export { checkStateDocument } from './check.ts';
 export { STATE_FORMAT, STATE_VERSION } from './document.ts';
 export type { StateDocument } from './document.ts';

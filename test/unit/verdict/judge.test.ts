@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../../src/verdict/index.ts';
 import type { ClientRequest, ReceiverAnswer } from '../../../src/verdict/index.ts';
+import { clientRequest } from './client-requests.ts';
 
 let n = 0;
-function req(atMs: number, over: Partial<ClientRequest> = {}): ClientRequest {
-  return {
-    requestId: `req_${++n}`,
-    atMs,
-    key: 'sk-a',
-    account: 'acct_1',
-    method: 'POST',
-    path: '/v1/tasks',
-    bodyDigest: 'd1',
-    idempotencyKey: null,
-    outcome: 200,
-    errorCode: null,
-    retryAfter: null,
-    taskId: null,
-    taskStatus: null,
-    ...over,
-  };
-}
+const req = (atMs: number, over: Partial<ClientRequest> = {}): ClientRequest => clientRequest(`req_${++n}`, atMs, over);
 const get = (atMs: number, task: string, status: string, over: Partial<ClientRequest> = {}) =>
   req(atMs, { method: 'GET', path: `/v1/tasks/${task}`, bodyDigest: '', taskId: task, taskStatus: status, ...over });
 const delivery = (kind: ReceiverAnswer['kind'], outcome: ReceiverAnswer['outcome'], over: Partial<ReceiverAnswer> = {}): ReceiverAnswer => ({

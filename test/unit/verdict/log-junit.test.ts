@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bodyDigest, createClientLog, judge, verdictJunitXml } from '../../../src/verdict/index.ts';
 import type { ClientRequest } from '../../../src/verdict/index.ts';
+import { clientRequest } from './client-requests.ts';
 
-const request = (n: number, over: Partial<ClientRequest> = {}): ClientRequest => ({
-  requestId: `req_${n}`,
-  atMs: n,
-  key: 'sk-a',
-  account: 'acct_1',
-  method: 'GET',
-  path: '/v1/models',
-  bodyDigest: '',
-  idempotencyKey: null,
-  outcome: 200,
-  errorCode: null,
-  retryAfter: null,
-  taskId: null,
-  taskStatus: null,
-  ...over,
-});
+const request = (n: number, over: Partial<ClientRequest> = {}): ClientRequest =>
+  clientRequest(`req_${n}`, n, { method: 'GET', path: '/v1/models', bodyDigest: '', ...over });
 
 describe('the client log', () => {
   it('keeps the newest entries up to its size and selects by key or account', () => {
