@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { leaveWithLauncher } from './launcher.ts';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
 import type { FaultRules } from '../faults/index.ts';
@@ -178,4 +179,5 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  leaveWithLauncher(stop);
 }

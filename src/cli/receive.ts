@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { leaveWithLauncher } from './launcher.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -95,4 +96,5 @@ export async function receive(options: ReceiveOptions): Promise<void> {
   const stop = (): void => void server.close(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  leaveWithLauncher(stop);
 }

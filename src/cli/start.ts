@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { leaveWithLauncher } from './launcher.ts';
 import { machineNow } from '../clock/index.ts';
 import { createEmulator } from '../emulator.ts';
 import type { Emulator } from '../emulator.ts';
@@ -102,22 +103,4 @@ function onSignals(graceMs: number): (emulator: Emulator) => boolean {
     if (signaled) close(signaled, created);
     return signaled !== null;
   };
-}
-
-/**
- * Started through npm (`npx svc-emulator`, `npm start`), the emulator is npm's child, and a script that stops npm
- * (`kill $!` after `npx svc-emulator start &`) does not reach it: npm forwards no signal, and the emulator would
- * live on, reparented, holding its port. So it watches its parent and closes as on SIGTERM once npm has gone.
- * Started otherwise (node, a service manager, nohup), it keeps running whatever its parent does.
- */
-function leaveWithLauncher(close: () => void): void {
-  if (process.env['npm_command'] === undefined && process.env['npm_lifecycle_event'] === undefined) return;
-  const parent = process.ppid;
-  const watch = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(watch);
-    console.log(`svc-emulator: npm (process ${parent}), which started it, has gone`);
-    close();
-  }, 250);
-  watch.unref();
 }

@@ -48,3 +48,13 @@ it.each([
   expect(log).toMatch(/svc-emulator: npm \(process \d+\), which started it, has gone/);
   expect(log).toContain('svc-emulator: closed, store flushed');
 }, 240_000);
+
+it.each([
+  ['receive', 'npx --no-install svc-emulator receive --secret whsec_ZGVtby1zZWNyZXQtZm9yLXN2Yy1lbXVsYXRvcg== --port 0'],
+  ['proxy', 'npx --no-install svc-emulator proxy --upstream http://127.0.0.1:9 --port 0'],
+])('stops svc-emulator %s started through npx when the script kills npx', async (_command, command) => {
+  const { base, log, afterKill } = await startAndKill(command);
+  expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+  expect(afterKill, log).toBe('refused');
+  expect(log).toMatch(/svc-emulator: npm \(process \d+\), which started it, has gone/);
+}, 240_000);
