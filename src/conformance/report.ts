@@ -2,8 +2,6 @@ import { escapeXml } from '../junit/index.ts';
 import type { SuiteReport } from './suite.ts';
 import type { CheckResult } from './types.ts';
 
-export { escapeXml };
-
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** The lines a person reads: one per failure with the request, expected against actual, and a curl line. */

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorDetail } from './catalog.ts';
 
 /** What a body is written from: an ApiError, or an error of the proxy's own with a code outside the catalog. */
@@ -53,4 +54,21 @@ export function errorBody(group: EndpointGroup, error: ShapedError, requestId: s
         },
       };
   }
+}
+
+/**
+ * An error answer written on a bare response (the proxy's own answers, injected faults): the endpoint group's body
+ * shape, `X-Request-Id` equal to `request_id`, and `request-id` too on the Messages endpoints, as the emulator's
+ * express routes answer.
+ */
+export function writeErrorAnswer(res: ServerResponse, path: string, status: number, error: ShapedError, requestId: string, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(errorBody(endpointGroup(path), error, requestId));
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Request-Id': requestId,
+    ...(path.startsWith('/v1/messages') ? { 'request-id': requestId } : {}),
+    ...headers,
+  });
+  res.end(text);
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { endpointGroup, ERROR_CATALOG, errorBody } from '../errors/index.ts';
+import { ERROR_CATALOG, writeErrorAnswer } from '../errors/index.ts';
 
 /**
  * Codes an `error` fault may answer with: the catalog's, and `capacity_shortage`, which the reference names only
@@ -21,14 +21,6 @@ export const knownFaultCode = (code: string): boolean => Object.hasOwn(FAULT_ERR
  */
 export function answerInjectedError(res: ServerResponse, path: string, fault: { code: string; retry_after?: number }, requestId: string): void {
   const known = FAULT_ERRORS[fault.code] ?? { status: 500, message: 'Injected fault.' };
-  const text = JSON.stringify(errorBody(endpointGroup(path), { code: fault.code, message: known.message }, requestId));
   const retryAfter = fault.retry_after ?? RETRY_AFTER_DEFAULT[fault.code];
-  res.writeHead(known.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    'X-Request-Id': requestId,
-    ...(path.startsWith('/v1/messages') ? { 'request-id': requestId } : {}),
-    ...(retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {}),
-  });
-  res.end(text);
+  writeErrorAnswer(res, path, known.status, { code: fault.code, message: known.message }, requestId, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
 }

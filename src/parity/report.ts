@@ -1,4 +1,4 @@
-import { escapeXml } from '../conformance/report.ts';
+import { escapeXml } from '../junit/index.ts';
 import { PARITY_CHECKS } from './types.ts';
 import type { CheckId, CheckOutcome, CheckTally, Difference, EndpointReport, ParityReport } from './types.ts';
 import { plural } from '../log/index.ts';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { endpointGroup, errorBody } from '../errors/index.ts';
+import { writeErrorAnswer } from '../errors/index.ts';
 
 /**
  * What the proxy answers itself when the upstream gives no answer: codes of the proxy's own, not of the service's
@@ -34,12 +34,5 @@ export class UpstreamTimeout extends Error {
  */
 export function answerUpstreamFailure(res: ServerResponse, path: string, code: UpstreamFailure, message: string, requestId: string): void {
   // The proxy's codes take the service's shapes without joining its catalog.
-  const text = JSON.stringify(errorBody(endpointGroup(path), { code, message }, requestId));
-  res.writeHead(UPSTREAM_FAILURES[code], {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    'X-Request-Id': requestId,
-    ...(path.startsWith('/v1/messages') ? { 'request-id': requestId } : {}),
-  });
-  res.end(text);
+  writeErrorAnswer(res, path, UPSTREAM_FAILURES[code], { code, message }, requestId);
 }
