@@ -28,6 +28,8 @@ import { createSender, createSendPool, createWebhooks, keepDeliveriesFor, resolv
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
+import { createFaultRules } from './faults/index.ts';
+import { createClientLog } from './verdict/index.ts';
 import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
 import type { ServerLimits } from './server/index.ts';
 import { checkStoreFile, checkStoreInBackground, damageMessage, diskFull, openStore, StoreDamageError, storeFileKind, StoreOpenError } from './store/index.ts';
@@ -247,7 +249,14 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     logger: options.logger ?? null,
   });
 
+  // A batch of fault rules added without a seed draws one: from the emulator's seed when it has one, so a seeded
+  // run injects the same faults every time.
+  const faultSeeds = createRandom(options.seed === undefined ? undefined : `${options.seed}#faults`);
+  const faults = createFaultRules(() => faultSeeds.string(16, '0123456789abcdef'));
+  const clientLog = createClientLog();
   const webhooks = createWebhooks({
+    faults,
+    clientLog,
     clock,
     db,
     random,
@@ -323,6 +332,14 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
       },
     },
     { name: 'rate limits', afterReplace: () => rateLimiter.clear() },
+    // A reset (or an import) starts a new run: no fault from the last one, no verdict on what it saw.
+    {
+      name: 'faults and client log',
+      afterReplace: () => {
+        faults.clear();
+        clientLog.clear();
+      },
+    },
     { name: 'file expiry', start: () => files.resume(), afterReplace: () => files.resume() },
     { name: 'callbacks', start: () => webhooks.resume(), afterReplace: () => webhooks.resume(), stop: () => webhooks.stop() },
     {
@@ -409,6 +426,8 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     logger: options.logger ?? null,
     rateLimiter,
     nonces: createNonceCache(),
+    faults,
+    clientLog,
   });
   lifecycle.start();
 

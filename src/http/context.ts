@@ -5,6 +5,8 @@ import type { NonceCache, RateLimiter } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import type { Random } from '../random/index.ts';
 import type { Db } from '../db.ts';
+import type { FaultRules } from '../faults/index.ts';
+import type { ClientLogStore } from '../verdict/index.ts';
 import type { Api, Control } from '../service/index.ts';
 
 export interface AppConfig {
@@ -44,4 +46,8 @@ export interface AppDeps {
   control: Control;
   /** The decisions of /v1 (tasks, text calls, files), which its routes call. */
   api: Api;
+  /** Faults injected at run time (`/_emulator/faults`, `--faults`); the /v1 path asks only `faults.empty` when none. */
+  faults: FaultRules;
+  /** What each client did (its /v1 requests, its receiver's answers), for the verdict. */
+  clientLog: ClientLogStore;
 }

@@ -1,3 +1,5 @@
+import type { FaultRules } from '../faults/index.ts';
+import type { ClientLogStore } from '../verdict/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
@@ -36,6 +38,10 @@ export interface WebhookDeps {
   logger: Logger | null;
   /** Where an attempt that could not even be recorded (the store closed under it) is reported. */
   onError: (err: unknown) => void;
+  /** Callback faults in force (`duplicate`, `delay`, `out_of_order`, `forged_signature`). */
+  faults: FaultRules;
+  /** Where each receiver's answer is noted for the verdict. */
+  clientLog: ClientLogStore;
 }
 
 export interface Webhooks {
