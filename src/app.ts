@@ -3,6 +3,8 @@ import type { Express } from 'express';
 import {
   adminAuth,
   adminCallsRoutes,
+  adminFaultsRoutes,
+  adminVerdictRoutes,
   adminHealthRoutes,
   adminKeysRoutes,
   adminRoutes,
@@ -14,6 +16,7 @@ import {
   documentedMethods,
   errorHandler,
   exceptOptions,
+  faultStep,
   fileServingRoutes,
   jsonBody,
   modelPermission,
@@ -72,6 +75,8 @@ export function createApp(deps: AppDeps): Express {
       modelPermission,
       // Express would answer OPTIONS itself, from one router's methods; here it is a wrong method like any other.
       optionsTo(noRoute),
+      // Last: a rule may match the key, the account and the body's model; nothing is admitted before it.
+      faultStep(deps),
     ),
   );
   // The busiest routes first; the routers' paths do not overlap, so their order decides nothing else.
@@ -100,6 +105,8 @@ export function createApp(deps: AppDeps): Express {
   admin.use(adminTasksRoutes(adminDeps));
   admin.use(adminWebhooksRoutes(adminDeps));
   admin.use(adminCallsRoutes(adminDeps));
+  admin.use(adminFaultsRoutes(adminDeps));
+  admin.use(adminVerdictRoutes(adminDeps));
   admin.use(noRoute);
   app.use('/_emulator', admin);
 

@@ -15,7 +15,7 @@ import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { refusals } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
 import { createApi, createControl, lifecycleOf, releaseWhenTaskEnds, stampClockOnCommit } from './service/index.ts';
-import type { Control, StateCounts, StateOps } from './service/index.ts';
+import type { Control, StateCounts, StateOps, VerdictFilter } from './service/index.ts';
 import { createConcurrency, createNonceCache, createRateLimiter } from './keys/index.ts';
 import type { Logger } from './log/index.ts';
 import { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, sizeText, startupSteps } from './log/index.ts';
@@ -28,8 +28,9 @@ import { createSender, createSendPool, createWebhooks, keepDeliveriesFor, resolv
 import type { ResolveHost, Send } from './webhooks/index.ts';
 import type { TaskEngine } from './tasks/index.ts';
 import { createRandom, ids } from './random/index.ts';
-import { createFaultRules } from './faults/index.ts';
+import { createFaultRules, readFaultFile } from './faults/index.ts';
 import { createClientLog } from './verdict/index.ts';
+import type { Verdict } from './verdict/index.ts';
 import { createLimitedServer, followRequests, hurriable, resolveLimits } from './server/index.ts';
 import type { ServerLimits } from './server/index.ts';
 import { checkStoreFile, checkStoreInBackground, damageMessage, diskFull, openStore, StoreDamageError, storeFileKind, StoreOpenError } from './store/index.ts';
@@ -101,6 +102,11 @@ export interface EmulatorOptions {
   limits?: Partial<ServerLimits>;
   /** Real ms `close()` lets requests in flight finish before cutting their connections; default 10000. */
   shutdownGraceMs?: number;
+  /**
+   * A fault file (YAML or JSON, the body of `POST /_emulator/faults`): its rules are in force from the start until
+   * they are removed, or a reset or state import clears every rule.
+   */
+  faults?: string;
 }
 
 /**
@@ -125,6 +131,11 @@ export interface Emulator {
   clock: Clock;
   adminToken: string;
   internals: EmulatorInternals;
+  /**
+   * How the clients behaved since the last reset (or one key's, one account's), judged check by check: what
+   * `GET /_emulator/verdict` answers. A test ends with `expect(emulator.verdict({ key }).ok).toBe(true)`.
+   */
+  verdict(filter?: VerdictFilter): Verdict;
   /** Starts listening; resolves with the base address (`http://127.0.0.1:4010`). */
   listen(port?: number, host?: string): Promise<string>;
   server: Server | null;
@@ -162,6 +173,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   const contract = createContract();
   const library = loadScenarioLibrary(contract, options.scenariosDir);
   for (const { name, file } of library.replaced) warn(`scenario '${name}' from ${file} replaces the built-in one`);
+  const faultFile = options.faults !== undefined ? readFaultFileOrStop(options.faults, contract) : null;
   const journal = options.db ? await journalToImport(options.db, options.journalStore, step) : null;
   // A state document to import is read and checked whole before the store opens: a refused one leaves it untouched.
   const imported = options.importState ? await readStateDocument(options.importState, contract, step) : null;
@@ -332,9 +344,13 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
       },
     },
     { name: 'rate limits', afterReplace: () => rateLimiter.clear() },
-    // A reset (or an import) starts a new run: no fault from the last one, no verdict on what it saw.
+    // A reset (or an import) starts a new run: no fault rule of the last one (those of --faults included: a reset
+    // clears every rule), no verdict on what it saw.
     {
       name: 'faults and client log',
+      start: () => {
+        if (faultFile) faults.add(faultFile.rules, faultFile.seed);
+      },
       afterReplace: () => {
         faults.clear();
         clientLog.clear();
@@ -410,7 +426,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   };
 
   const resolveHost = options.resolveHost ?? resolveWithDns;
-  const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, webhooks, resolveHost, state, config, status });
+  const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, webhooks, resolveHost, state, faults, config, status, clientLog });
   const textModels = loadTextModels();
   const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, config });
   const app = createApp({
@@ -438,6 +454,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     clock,
     adminToken,
     internals: { store, db, engine, contract },
+    verdict: (filter) => control.verdict.judge(filter),
     server: null,
     listen(port = 4010, host = '127.0.0.1') {
       // Requests the server itself refuses (too large, too slow, not HTTP) are answered and recorded as the app's are.
@@ -463,6 +480,15 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     },
   };
   return emulator;
+}
+
+/** The fault file of `--faults`, read and checked before the store opens (a refused one is a one-line StoreOpenError). */
+function readFaultFileOrStop(path: string, contract: Contract): ReturnType<typeof readFaultFile> {
+  try {
+    return readFaultFile(path, contract);
+  } catch (err) {
+    throw new StoreOpenError((err as Error).message);
+  }
 }
 
 /** The state document of `--import`, read and checked (a refused one is a one-line StoreOpenError). */

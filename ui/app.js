@@ -13,6 +13,7 @@ import { createActions } from './actions.js';
 import { createCallbacks } from './callbacks.js';
 import { createClock } from './clock.js';
 import { createDetails } from './details.js';
+import { createFaults } from './faults.js';
 import { $ } from './dom.js';
 import { listFilters, renderDatalists, startFilters } from './filters.js';
 import { createLedger } from './ledger.js';
@@ -50,6 +51,7 @@ export function start() {
   app.tasks = createTasks(app);
   app.callbacks = createCallbacks(app);
   app.records = createRecords(app);
+  app.faults = createFaults(app);
   app.details = createDetails(app, { task: app.tasks.detail, record: app.records.detail, delivery: app.callbacks.detail });
   const choosers = { task: app.tasks.choose, record: app.records.choose, delivery: app.callbacks.choose, account: app.accounts.choose };
 
@@ -59,6 +61,7 @@ export function start() {
   app.tasks.start();
   app.ledger.start();
   app.records.start();
+  app.faults.start();
   // The section links scroll without touching the address, which names the chosen item.
   for (const link of document.querySelectorAll('nav a')) {
     link.addEventListener('click', (event) => {
@@ -83,13 +86,15 @@ async function readOnce(app, readers) {
   const filters = listFilters();
   const wantScenarios = state.ticks++ % SCENARIO_EVERY === 0;
   try {
-    const [clock, accounts, tasks, records, callbacks, scenarios] = await Promise.all([
+    const [clock, accounts, tasks, records, callbacks, scenarios, faults] = await Promise.all([
       api('GET', '/_emulator/clock'),
       readers.accounts({ ...filters.accounts, page: state.pages.accounts }),
       readers.tasks({ ...filters.tasks, page: state.pages.tasks }),
       readers.records({ ...filters.records, page: state.pages.records }),
       readers.callbacks({ order: 'attention', ...filters.callbacks, page: state.pages.callbacks }),
       wantScenarios ? api('GET', '/_emulator/scenarios') : null,
+      // A few rules at most, whose counts change with every request they take: read whole each time.
+      api('GET', '/_emulator/faults'),
     ]);
     // A page past the end (after a reset, or a narrower filter) goes back to the first.
     const lists = { accounts, tasks, records, callbacks };
@@ -108,6 +113,7 @@ async function readOnce(app, readers) {
     app.records.render(records);
     app.callbacks.render(callbacks);
     if (scenarios) renderScenarios(scenarios.data);
+    app.faults.render(faults.data);
     await Promise.all([
       app.accounts.refreshChosen(accounts),
       app.ledger.refresh(),

@@ -10,6 +10,9 @@ import { pointsText } from './tasks.js';
 /** `GET /v1/tasks?limit=5`: the call as it was sent. */
 export const callLine = (record) => `${record.method} ${record.path}${record.query ? `?${record.query}` : ''}`;
 
+/** A request a fault rule dropped without an answer: its record's status was never sent. */
+const wasReset = (record) => record.injected_fault?.kind === 'reset';
+
 const headerLines = (headers) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
 
 /** `app.details` and `app.tasks` are read when used: the parts are made in any order. */
@@ -41,11 +44,11 @@ export function createRecords(app) {
         : records.map((r) =>
             h(
               'tr',
-              { className: [r.request_id === state.record.id ? 'chosen' : '', r.status >= 400 ? 'not-ok' : ''].join(' ').trim() || undefined },
+              { className: [r.request_id === state.record.id ? 'chosen' : '', r.status >= 400 || wasReset(r) ? 'not-ok' : ''].join(' ').trim() || undefined },
               h('th', { scope: 'row' }, chooser(r.request_id, { pressed: r.request_id === state.record.id, focus: `records-${r.request_id}`, onChoose: () => choose(r.request_id) })),
               h('td', {}, time(r.at)),
               h('td', { className: 'call' }, callLine(r)),
-              h('td', { className: 'num' }, String(r.status)),
+              h('td', { className: 'num' }, wasReset(r) ? 'reset' : String(r.status)),
               h('td', {}, r.error_code ?? '–'),
               h('td', {}, r.model ?? '–'),
               h('td', {}, r.account_id ? h('code', {}, r.account_id) : '–'),
@@ -73,7 +76,7 @@ export function createRecords(app) {
     renderInto($('record-facts'), JSON.stringify([record, state.task.id]), () => [
       fact('Time', time(record.at)),
       fact('Call', h('code', {}, callLine(record))),
-      fact('Status', String(record.status)),
+      fact('Status', wasReset(record) ? 'none: the connection was reset' : String(record.status)),
       record.error_code ? fact('Error code', record.error_code) : null,
       record.error_message ? fact('Error message', record.error_message) : null,
       record.error_details?.length
@@ -84,6 +87,7 @@ export function createRecords(app) {
       fact('Key', record.key ? h('code', {}, redactKey(record.key)) : '–'),
       record.task_id ? fact('Task', app.tasks.button(record.task_id, 'record')) : null,
       record.scenario ? fact('Scenario', record.scenario) : null,
+      record.injected_fault ? fact('Injected fault', `${record.injected_fault.kind}, by rule ${record.injected_fault.rule}`) : null,
       fact('Latency', `${Math.round(record.latency_ms)} ms`),
       text ? fact('Streamed', text.stream ? 'yes' : 'no') : null,
       text ? fact('Tokens in / out', `${text.input_tokens} / ${text.output_tokens}`) : null,

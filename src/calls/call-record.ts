@@ -39,7 +39,18 @@ export interface CallRecord {
   error_details?: ErrorDetail[];
   /** The scenario chosen for the call (a task submission's), when it is known. */
   scenario?: string;
+  /**
+   * The fault rule (`/_emulator/faults`, `--faults`) that took the request: its answer is the fault's, not the
+   * service's (an error with nothing done, a reset without any answer, a late, slow or cut one).
+   */
+  injected_fault?: InjectedFault;
+}
+
+/** Which rule injected which kind of fault (`fault_3`, `reset`). */
+export interface InjectedFault {
+  rule: string;
+  kind: string;
 }
 
 /** What a route adds to its call's record (`res.locals.call`). */
-export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code' | 'error_message' | 'scenario'>>;
+export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code' | 'error_message' | 'scenario' | 'injected_fault'>>;

@@ -47,6 +47,7 @@ export async function start(options: StartOptions): Promise<void> {
     ...demo.map((k) => `  demo key     ${k.key}`),
     ...(account ? [`  webhooks     signed with ${account.webhook_secret} (the demo account's secret)`] : []),
     `  dashboard    ${url}/_emulator/ui`,
+    ...(options.faults !== undefined ? [`  faults       ${emulator.control.faults.list().data.length} rule(s) from ${options.faults}`] : []),
     `  connections  at most ${options.connections.max} (${options.connections.given ?? budgetText(options.connections.budget)})`,
     // A token the user chose is theirs to know (and sits in their environment or config): shown masked.
     `  admin token  ${options.adminToken === undefined ? emulator.adminToken : masked(emulator.adminToken)}`,

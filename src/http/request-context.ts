@@ -31,6 +31,8 @@ export interface RequestContext {
   callStart?: CallStart;
   /** What its route adds to its call's record. */
   call?: CallDetails;
+  /** The task a tasks route answered with (a submit's, a read's, a cancel's), for the client log's verdict. */
+  task?: { readonly id: string; readonly status: string };
 }
 
 const KEY = 'context';
@@ -43,3 +45,8 @@ export function beginContext(res: Response, requestId: string, startedWall: numb
 }
 
 export const contextOf = (res: Response): RequestContext => res.locals[KEY] as RequestContext;
+
+/** Notes the task a route answers with, as it was answered (the object itself may change once it is sent). */
+export function noteTask(res: Response, task: { readonly id: string; readonly status: string }): void {
+  contextOf(res).task = { id: task.id, status: task.status };
+}

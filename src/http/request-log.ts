@@ -2,18 +2,21 @@ import type { Response } from 'express';
 import { keyId } from '../log/index.ts';
 import type { Logger } from '../log/index.ts';
 import { endCall } from './call-records.ts';
+import { noteClientRequest } from './client-log.ts';
 import type { AppDeps } from './context.ts';
 import { contextOf } from './request-context.ts';
 import { latencyOf, requestIdOf } from './request-id.ts';
 
 /**
- * What happens once a request is answered (the listener request-id.ts gives every request): a /v1 request's
- * call record is written, then the request's log line.
+ * What happens once a request is answered, or its connection closed without a whole answer (the listener
+ * request-id.ts gives every request): a /v1 request's call record is written and the request noted in the client
+ * log, then the request's log line.
  */
-export function answerEnded(deps: Pick<AppDeps, 'clock' | 'db' | 'logger'>): (this: Response) => void {
+export function answerEnded(deps: Pick<AppDeps, 'clock' | 'db' | 'logger' | 'clientLog'>): (this: Response) => void {
   const { logger } = deps;
   return function (this: Response): void {
     endCall(deps, this);
+    noteClientRequest(deps, this);
     if (logger) requestLog(deps, logger, this);
   };
 }

@@ -7,6 +7,7 @@ import { callerOf } from './api-key.ts';
 import { callDetailsOf, recordCall } from './call-records.ts';
 import type { CallRecordDeps } from './call-records.ts';
 import { requireObjectBody, sendJson } from './json-body.ts';
+import { noteTask } from './request-context.ts';
 import { ROUTING } from './routing.ts';
 
 export interface TasksRoutesDeps extends CallRecordDeps {
@@ -35,6 +36,7 @@ export function tasksRoutes(deps: TasksRoutesDeps): Router {
       },
     });
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    noteTask(res, task);
     sendJson(res, task);
   });
 
@@ -44,11 +46,15 @@ export function tasksRoutes(deps: TasksRoutesDeps): Router {
   });
 
   router.get('/tasks/:id', (req, res) => {
-    sendJson(res, api.getTask(callerOf(res), req.params.id));
+    const task = api.getTask(callerOf(res), req.params.id);
+    noteTask(res, task);
+    sendJson(res, task);
   });
 
   router.post('/tasks/:id/cancel', (req, res) => {
-    sendJson(res, api.cancelTask(callerOf(res), req.params.id, () => recordCall(deps, res)));
+    const task = api.cancelTask(callerOf(res), req.params.id, () => recordCall(deps, res));
+    noteTask(res, task);
+    sendJson(res, task);
   });
 
   return router;

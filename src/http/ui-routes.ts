@@ -25,6 +25,7 @@ const FILES: Readonly<Record<string, string>> = {
   'callbacks.js': SCRIPT,
   'clock.js': SCRIPT,
   'details.js': SCRIPT,
+  'faults.js': SCRIPT,
   'filters.js': SCRIPT,
   'ledger.js': SCRIPT,
   'links.js': SCRIPT,

@@ -14,6 +14,10 @@ export type {
   ClockView,
   Health,
   TaskEntry,
+  ProbeRequest,
+  ProbeResponse,
+  VerdictDeps,
+  VerdictFilter,
 } from './control/index.ts';
 export { createApi, MAX_UPLOAD_BYTES } from './api/index.ts';
 export type { Api, ApiDeps, Caller, SubmitRequest, Upload, StreamStep, TextRequest, TextRun } from './api/index.ts';

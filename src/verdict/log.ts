@@ -7,7 +7,10 @@ export const DEFAULT_LOG_SIZE = 10_000;
 export interface ClientLogStore {
   request(entry: ClientRequest): void;
   callback(entry: ReceiverAnswer): void;
-  /** What a verdict judges: everything, or one key's requests, or one account's requests and callbacks. */
+  /**
+   * What a verdict judges: everything; or one key's requests and the callbacks of the accounts it authenticated
+   * as; or one account's requests and callbacks.
+   */
   select(filter: { key?: string | undefined; account?: string | undefined }): ClientLog;
   clear(): void;
 }
@@ -16,10 +19,12 @@ export interface ClientLogStore {
 export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
   let requests: ClientRequest[] = [];
   let callbacks: ReceiverAnswer[] = [];
+  // Trimmed once twice the size is reached, not on every entry past it: one entry costs the same whatever the size.
   const bounded = <T>(list: T[], entry: T): T[] => {
     list.push(entry);
-    return list.length > size ? list.slice(list.length - size) : list;
+    return list.length >= 2 * size ? list.slice(list.length - size) : list;
   };
+  const newest = <T>(list: T[]): T[] => (list.length > size ? list.slice(list.length - size) : list);
   return {
     request(entry) {
       requests = bounded(requests, entry);
@@ -28,11 +33,10 @@ export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
       callbacks = bounded(callbacks, entry);
     },
     select({ key, account }) {
-      return {
-        requests: requests.filter((r) => (key === undefined || r.key === key) && (account === undefined || r.account === account)),
-        // A key's client has no receiver of its own: callbacks go to its account's addresses.
-        callbacks: callbacks.filter((c) => account === undefined || c.account === account),
-      };
+      const chosen = newest(requests).filter((r) => (key === undefined || r.key === key) && (account === undefined || r.account === account));
+      // A key's client has no receiver of its own: its callbacks are those of the accounts it authenticated as.
+      const accounts = account !== undefined ? new Set([account]) : key !== undefined ? new Set(chosen.map((r) => r.account)) : null;
+      return { requests: chosen, callbacks: newest(callbacks).filter((c) => accounts === null || accounts.has(c.account)) };
     },
     clear() {
       requests = [];
@@ -41,18 +45,22 @@ export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
   };
 }
 
+/** Larger bodies (a text call's images) are digested as sent: parsing them again for every request costs too much. */
+const CANONICAL_BODY_BYTES = 64 * 1024;
+
 /**
  * A body's digest for telling one request from another: JSON with its keys sorted (a client that builds the same
- * object again may order it differently), other bytes as they are.
+ * object again may order it differently), other bytes (and bodies over 64 KB) as they are.
  */
 export function bodyDigest(body: Buffer | string | null | undefined): string {
   if (body === null || body === undefined || body.length === 0) return '';
-  const text = typeof body === 'string' ? body : body.toString('utf8');
-  let canonical = text;
-  try {
-    canonical = JSON.stringify(sorted(JSON.parse(text)));
-  } catch {
-    // Not JSON: the bytes themselves.
+  let canonical: Buffer | string = body;
+  if (body.length <= CANONICAL_BODY_BYTES) {
+    try {
+      canonical = JSON.stringify(sorted(JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))));
+    } catch {
+      // Not JSON: the bytes themselves.
+    }
   }
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }

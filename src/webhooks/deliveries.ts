@@ -8,14 +8,16 @@ import type { Random } from '../random/index.ts';
 import type { AccountsRepo, StoredAccount } from '../accounts/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Task } from '../contract/index.ts';
-import type { DeliveriesRepo, DeliveryAttempt, DeliveryType, StoredDelivery } from './records.ts';
+import { isFaultAttempt } from './records.ts';
+import type { DeliveriesRepo, DeliveryAttempt, DeliveryType, FaultAttempt, StoredDelivery } from './records.ts';
 import type { Logger } from '../log/index.ts';
 import { MAX_AUTOMATIC_ATTEMPTS, nextAttemptMs, RETRY_DELAYS_SECONDS, ROTATION_OVERLAP_MS } from './schedule.ts';
 import { PoolClosed } from './send-pool.ts';
 import type { SendPool } from './send-pool.ts';
 import type { Send } from './send.ts';
-import { activeSecrets, attemptHeaders } from './headers.ts';
-import { signatureHeader } from './sign.ts';
+import { DEFAULT_STALE_SECONDS, sendAttempt } from './attempt.ts';
+import { heldDeliveries, planDelivery } from './faults.ts';
+import type { DeliveryPlan } from './faults.ts';
 
 /** What a callback needs of a stored task: its account, the submission's callback address and the task object. */
 interface FinishedTask {
@@ -56,10 +58,21 @@ export interface Webhooks {
   resend(deliveryId: string): Promise<StoredDelivery>;
   /** Sends a `webhook.test` event to the account's default address at once. */
   sendTest(accountId: string): Promise<StoredDelivery>;
+  /**
+   * Sends the account's default address a correctly signed `webhook.test` event whose webhook-timestamp is
+   * `staleSeconds` old, once: a receiver that checks timestamps turns it away. Stored with its one attempt.
+   */
+  probe(accountId: string, staleSeconds?: number): Promise<StoredDelivery>;
   /** A new secret; the old one keeps signing for 24 clock hours. Inside the caller's transaction. */
   rotate(account: StoredAccount): StoredAccount;
   /** Shutting down: sends still waiting for a slot are not made (they stay due, and go after a restart). */
   stop(): void;
+}
+
+/** A delivery sent once to try the receiver: delivered if the receiver took its last attempt, else failed. */
+function settledOnce(stored: StoredDelivery): void {
+  stored.status = stored.attempts.at(-1)?.ok === true ? 'delivered' : 'failed';
+  stored.next_attempt_ms = null;
 }
 
 const notFound = (deliveryId: string): ApiError => new ApiError('not_found', `No callback message '${deliveryId}'.`);
@@ -79,38 +92,12 @@ const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const { clock, db } = deps;
 
-  /**
-   * One attempt at a delivery as stored, stamped with the virtual time it fell due at. Called only after the
-   * transaction that made the delivery has committed: what it reports is on disk before anyone hears of it.
-   * Resolves with the attempt's record, not yet stored.
-   */
-  async function send(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number): Promise<Omit<DeliveryAttempt, 'number'>> {
-    const { timestamp, signature, result, durationMs } = await deps.pool.run(async () => {
-      // Signed when the slot is free: webhook-timestamp is the time of the send, not of the wait for a slot.
-      const account = db.accounts.get(delivery.account_id);
-      const timestamp = Math.floor((deps.virtualTimestamps ? atMs : clock.wallNow()) / 1000);
-      const signature = signatureHeader(account ? activeSecrets(account, atMs) : [], delivery.id, timestamp, delivery.body);
-      const headers = attemptHeaders(delivery.id, timestamp, signature);
-      const started = clock.wallNow();
-      let result: Pick<DeliveryAttempt, 'status_code' | 'error' | 'response_excerpt'>;
-      try {
-        const answer = await deps.send({ url: delivery.url, headers, body: delivery.body, timeoutMs: deps.timeoutMs });
-        result = { status_code: answer.status, error: null, response_excerpt: answer.excerpt };
-      } catch (err) {
-        result = { status_code: null, error: (err as Error).message, response_excerpt: '' };
-      }
-      return { timestamp, signature, result, durationMs: clock.wallNow() - started };
-    });
-    return {
-      kind,
-      at: formatTime(atMs),
-      webhook_timestamp: timestamp,
-      webhook_signature: signature,
-      ...result,
-      duration_ms: durationMs,
-      ok: result.status_code !== null && result.status_code >= 200 && result.status_code < 300,
-    };
-  }
+  const attempt = (delivery: StoredDelivery, kind: DeliveryAttempt['kind'], atMs: number, staleSeconds?: number) =>
+    sendAttempt(deps, delivery, kind, atMs, staleSeconds);
+  const held = heldDeliveries();
+  // What each delivery's first attempt brings with it (a duplicate, a forged delivery), decided when it was made.
+  // Kept in memory, as the rules are: a restart sends the message plainly.
+  const extras = new Map<string, NonNullable<DeliveryPlan['extra']>>();
 
   /**
    * Adds an attempt's outcome to the delivery as stored now (a resend may have changed it meanwhile), in one
@@ -126,7 +113,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       if (!delivery) return undefined;
       const attempt: DeliveryAttempt = { number: delivery.attempts.length + 1, ...outcome };
       delivery.attempts.push(attempt);
-      if (attempt.ok) {
+      // An attempt that tried the receiver (a duplicate, a forged delivery's) says nothing of the message's fate.
+      if (attempt.ok && !isFaultAttempt(attempt.kind)) {
         delivery.status = 'delivered';
         delivery.next_attempt_ms = null;
       }
@@ -153,41 +141,91 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 
   /**
    * An automatic attempt, started now at its due time (a clock job, or once the transaction that ended a task
-   * has committed); on failure the next one is scheduled from the time of this failure.
+   * has committed); on failure the next one is scheduled from the time of this failure. The first attempt brings
+   * what a callback fault added to it: a forged delivery before it, the message again right after it; and once it
+   * has its outcome, the deliveries of its account held back for it (`out_of_order`) go.
    */
-  function automatic(deliveryId: string, dueMs: number): void {
+  function automatic(deliveryId: string, dueMs: number): Promise<void> {
     const delivery = db.deliveries.get(deliveryId);
-    if (!delivery || delivery.status !== 'pending') return;
-    const outcome = send(delivery, 'automatic', dueMs).then((attempt) =>
-      record(deliveryId, attempt, (stored) => {
-        // A resend may have succeeded while this attempt was in flight: then nothing is retried, and
-        // the failure must not mark a delivered delivery `failed` or give it a next attempt.
-        if (attempt.ok || stored.status !== 'pending') return;
-        const done = stored.attempts.filter((a) => a.kind === 'automatic').length;
-        const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.endOf(dueMs)) : null;
-        stored.next_attempt_ms = next;
-        if (next === null) stored.status = 'failed';
-        else db.store.afterCommit(() => schedule(deliveryId, next));
-      }),
-    );
+    held.release(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return Promise.resolve();
+    const extra = extras.get(deliveryId);
+    extras.delete(deliveryId);
+    const first = delivery.attempts.every((a) => a.kind !== 'automatic');
+    const ticket = first ? held.ticket() : null;
+    const before = extra === 'forged_signature' ? forge(delivery, dueMs) : Promise.resolve();
+    const outcome = before
+      .then(() => attempt(delivery, 'automatic', dueMs))
+      .then((sent) =>
+        record(deliveryId, sent, (stored) => {
+          // A resend may have succeeded while this attempt was in flight: then nothing is retried, and
+          // the failure must not mark a delivered delivery `failed` or give it a next attempt.
+          if (sent.ok || stored.status !== 'pending') return;
+          const done = stored.attempts.filter((a) => a.kind === 'automatic').length;
+          const next = done < MAX_AUTOMATIC_ATTEMPTS ? nextAttemptMs(done, clock.endOf(dueMs)) : null;
+          stored.next_attempt_ms = next;
+          if (next === null) stored.status = 'failed';
+          else db.store.afterCommit(() => schedule(deliveryId, next));
+        }),
+      )
+      .then(async () => {
+        if (extra === 'duplicate') record(deliveryId, await attempt(delivery, 'duplicate', dueMs));
+        // Their holds end here (the jobs at their ends find them no longer scheduled); waited for, so that whatever
+        // waits for this attempt (an advance) waits for them too.
+        const overtaken = ticket === null ? [] : held.overtakenBy(delivery, ticket);
+        for (const id of overtaken) scheduled.delete(id);
+        await Promise.all(overtaken.map((id) => automatic(id, clock.now())));
+      });
     // Refused by a shutdown, the attempt was never made: the delivery stays due, and resumes after a restart.
-    clock.track(outcome.catch((err: unknown) => (err instanceof PoolClosed ? undefined : deps.onError(err))), dueMs + FIRST_RETRY_MS);
+    const settled = outcome.catch((err: unknown) => (err instanceof PoolClosed ? undefined : deps.onError(err)));
+    clock.track(settled, dueMs + FIRST_RETRY_MS);
+    return settled;
   }
 
-  // One job per delivery and due time, however often the deliveries are resumed (a start, a state import).
+  /**
+   * A forged delivery of `real`'s message: its own webhook-id, a signature by a secret the account never had, sent
+   * once and never retried, listed beside the real one (its task's) with its one `forged_signature` attempt.
+   */
+  async function forge(real: StoredDelivery, atMs: number): Promise<void> {
+    await tryReceiver({ ...real, id: ids.deliveryId(deps.random), attempts: [], next_attempt_ms: null }, 'forged_signature', atMs);
+  }
+
+  /**
+   * A delivery made to see what the receiver does with it (a forged one, a stale probe): sent once, then stored
+   * with its one attempt, so that no such delivery is ever listed without the attempt that says what it is (a
+   * resend would otherwise sign it correctly). Not stored if a reset came meanwhile.
+   */
+  async function tryReceiver(delivery: StoredDelivery, kind: FaultAttempt, atMs: number, staleSeconds?: number): Promise<StoredDelivery> {
+    const epoch = db.store.epoch;
+    const sent = attempt(delivery, kind, atMs, staleSeconds);
+    clock.track(sent);
+    const outcome = await sent;
+    const stored: StoredDelivery = { ...delivery, attempts: [{ number: 1, ...outcome }], next_attempt_ms: null };
+    settledOnce(stored);
+    if (db.store.closed || db.store.epoch !== epoch) return stored;
+    db.store.transaction(() => {
+      db.deliveries.put(stored);
+      db.store.afterCommit(() => logAttempt(stored, stored.attempts[0] as DeliveryAttempt));
+    });
+    return stored;
+  }
+
+  // One job per delivery and due time, however often the deliveries are resumed (a start, a state import); a
+  // job whose delivery was scheduled again for another time since (an ended hold) does nothing.
   const scheduled = new Map<string, number>();
   function schedule(deliveryId: string, atMs: number): void {
     if (scheduled.get(deliveryId) === atMs) return;
     scheduled.set(deliveryId, atMs);
     clock.at(atMs, (dueMs) => {
-      if (scheduled.get(deliveryId) === atMs) scheduled.delete(deliveryId);
-      automatic(deliveryId, dueMs);
+      if (scheduled.get(deliveryId) !== atMs) return;
+      scheduled.delete(deliveryId);
+      void automatic(deliveryId, dueMs);
     });
   }
 
   /** A send outside the automatic schedule, awaited by its caller; tracked so a shutdown waits for it. */
-  async function manual(delivery: StoredDelivery, kind: 'resend' | 'manual', then?: (stored: StoredDelivery) => void): Promise<StoredDelivery> {
-    const sent = send(delivery, kind, clock.now());
+  async function manual(delivery: StoredDelivery, kind: DeliveryAttempt['kind'], then?: (stored: StoredDelivery) => void): Promise<StoredDelivery> {
+    const sent = attempt(delivery, kind, clock.now());
     clock.track(sent);
     const stored = record(delivery.id, await sent, then);
     if (!stored) throw notFound(delivery.id);
@@ -196,21 +234,35 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 
   /** A new delivery, stored; `nextAttemptMs` is when its first automatic attempt falls due (null: sent by hand). */
   function create(account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number, nextAttemptMs: number | null): StoredDelivery {
-    const delivery: StoredDelivery = {
-      id: ids.deliveryId(deps.random),
-      account_id: account.id,
-      task_id: taskId,
-      type,
-      url,
-      body: JSON.stringify({ type, timestamp: formatTime(atMs), data }),
-      created_at: formatTime(atMs),
-      created_ms: atMs,
-      status: 'pending',
-      next_attempt_ms: nextAttemptMs,
-      attempts: [],
-    };
+    const delivery = made(account, type, url, data, taskId, atMs, nextAttemptMs);
     db.deliveries.put(delivery);
     return delivery;
+  }
+
+  const made = (account: StoredAccount, type: DeliveryType, url: string, data: unknown, taskId: string | null, atMs: number, nextAttemptMs: number | null): StoredDelivery => ({
+    id: ids.deliveryId(deps.random),
+    account_id: account.id,
+    task_id: taskId,
+    type,
+    url,
+    body: JSON.stringify({ type, timestamp: formatTime(atMs), data }),
+    created_at: formatTime(atMs),
+    created_ms: atMs,
+    status: 'pending',
+    next_attempt_ms: nextAttemptMs,
+    attempts: [],
+  });
+
+  /** The account's default address for an event sent by hand (a test event, a probe), or why there is none. */
+  function addressedAccount(accountId: string): StoredAccount & { webhook_url: string } {
+    const account = db.accounts.get(accountId);
+    if (!account) throw new ApiError('not_found', `No account '${accountId}'.`);
+    if (!account.webhook_url) {
+      throw new ApiError('invalid_params', 'The account has no default callback address.', [
+        { field: 'webhook_url', message: 'the account has none: set it with POST /_emulator/accounts/{id}/webhook' },
+      ]);
+    }
+    return account as StoredAccount & { webhook_url: string };
   }
 
   const deliveryOf = (deliveryId: string): StoredDelivery => {
@@ -225,26 +277,34 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       const url = stored.webhook_url ?? account?.webhook_url ?? null;
       if (!account || !url) return;
       const type = `task.${stored.task.status}` as DeliveryType;
-      const delivery = create(account, type, url, stored.task, stored.task.id, atMs, atMs);
-      // Due now: started as soon as the task's end is committed, inside the job or request that ended it (in
-      // manual mode nothing would run a job scheduled now outside an advance).
-      db.store.afterCommit(() => automatic(delivery.id, atMs));
+      const plan = planDelivery(deps.faults, { event: type, account: account.id }, atMs);
+      const delivery = create(account, type, url, stored.task, stored.task.id, atMs, plan.firstDueMs);
+      db.store.afterCommit(() => {
+        if (plan.extra) extras.set(delivery.id, plan.extra);
+        if (plan.held) held.hold(delivery);
+        // Due now: started as soon as the task's end is committed, inside the job or request that ended it (in
+        // manual mode nothing would run a job scheduled now outside an advance).
+        if (plan.firstDueMs === atMs) void automatic(delivery.id, atMs);
+        else schedule(delivery.id, plan.firstDueMs);
+      });
     },
     resume() {
+      // What was decided for deliveries made before (held, or with an extra) belongs to what was replaced.
+      held.clear();
+      extras.clear();
       for (const delivery of db.deliveries.pending()) {
         if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
       }
     },
-    resend: (deliveryId) => manual(deliveryOf(deliveryId), 'resend'),
+    resend(deliveryId) {
+      const delivery = deliveryOf(deliveryId);
+      // A forged delivery is forged again, a probe stale again: signed correctly, either would be a new message.
+      const tried = delivery.attempts[0]?.kind;
+      return tried !== undefined && isFaultAttempt(tried) ? manual(delivery, tried, settledOnce) : manual(delivery, 'resend');
+    },
     async sendTest(accountId) {
       const delivery = db.store.transaction(() => {
-        const account = db.accounts.get(accountId);
-        if (!account) throw new ApiError('not_found', `No account '${accountId}'.`);
-        if (!account.webhook_url) {
-          throw new ApiError('invalid_params', 'The account has no default callback address.', [
-            { field: 'webhook_url', message: 'the account has none: set it with POST /_emulator/accounts/{id}/webhook' },
-          ]);
-        }
+        const account = addressedAccount(accountId);
         return create(account, 'webhook.test', account.webhook_url, {
           message: 'This is a test event from svc-emulator.',
           account_webhook: true,
@@ -253,6 +313,15 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       return manual(delivery, 'manual', (stored) => {
         if (stored.status !== 'delivered') stored.status = 'failed';
       });
+    },
+    probe(accountId, staleSeconds = DEFAULT_STALE_SECONDS) {
+      const account = addressedAccount(accountId);
+      const now = clock.now();
+      const probe = made(account, 'webhook.test', account.webhook_url, {
+        message: `This is a probe from svc-emulator: its webhook-timestamp is ${staleSeconds} seconds old, so a receiver should turn it away.`,
+        account_webhook: true,
+      }, null, now, null);
+      return tryReceiver(probe, 'stale_timestamp', now, staleSeconds);
     },
     rotate(account) {
       const now = clock.now();

@@ -3,11 +3,24 @@ import { bodies, body, pageOf, whereOf } from '../store/index.ts';
 
 export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';
 
-/** An attempt: one send of a delivery's message, automatic, a resend or a test event's one send. */
+/** Attempts made to try the receiver (callback faults, the verdict's probe), not to deliver the message. */
+export const FAULT_ATTEMPTS = ['duplicate', 'forged_signature', 'stale_timestamp'] as const;
+export type FaultAttempt = (typeof FAULT_ATTEMPTS)[number];
+export const isFaultAttempt = (kind: DeliveryAttempt['kind']): kind is FaultAttempt => (FAULT_ATTEMPTS as readonly string[]).includes(kind);
+
+/**
+ * An attempt: one send of a delivery's message, automatic, a resend or a test event's one send; or one the
+ * emulator sent to see what the receiver does with it (`FAULT_ATTEMPTS`).
+ */
 export interface DeliveryAttempt {
   number: number;
-  /** `automatic` (the first send and its retries), `resend` (manual, never retried) or `manual` (a test event). */
-  kind: 'automatic' | 'resend' | 'manual';
+  /**
+   * `automatic` (the first send and its retries), `resend` (manual, never retried) or `manual` (a test event);
+   * `duplicate` (the message again under its webhook-id), `forged_signature` (a delivery of its own with a wrong
+   * signature) or `stale_timestamp` (a probe with an old webhook-timestamp), which never change the delivery's
+   * status or its retries.
+   */
+  kind: 'automatic' | 'resend' | 'manual' | FaultAttempt;
   /** Virtual time of the send. */
   at: string;
   /** The webhook-timestamp header sent (Unix seconds). */

@@ -23,6 +23,13 @@ export type Send = (outgoing: Outgoing) => Promise<SendResult>;
 
 const EXCERPT_BYTES = 1024;
 
+/** The receiver took the connection but sent no status line in time (a timeout, not an unreachable address). */
+export class NoAnswerInTime extends Error {
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+  }
+}
+
 /**
  * The real sender: node:http(s) with the internal-address guard (`isInternalAddress`, the submission check's own)
  * applied at connect time: to the addresses a name resolves to, so a name cannot be pointed somewhere internal
@@ -53,7 +60,7 @@ export function createSender(allowInsecure: boolean): Send {
       });
       // The status line must come within the limit; the body may trickle after it (the reference: "return any
       // 2xx within 10 seconds"). What the body has sent by the deadline, or its first 1 KB, is the excerpt.
-      let atDeadline = (): void => fail(new Error(`no answer within ${outgoing.timeoutMs} ms`));
+      let atDeadline = (): void => fail(new NoAnswerInTime(outgoing.timeoutMs));
       const timer = setTimeout(() => atDeadline(), outgoing.timeoutMs);
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {

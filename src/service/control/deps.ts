@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/index.ts';
 import type { Db } from '../../db.ts';
+import type { FaultRules } from '../../faults/index.ts';
 import type { Random } from '../../random/index.ts';
 import type { ScenarioRegistry } from '../../scenarios/index.ts';
 import type { StateDocument } from '../../state/index.ts';
@@ -30,6 +31,8 @@ export interface ControlDeps {
   webhooks: Webhooks;
   resolveHost: ResolveHost;
   state: StateOps;
+  /** Faults injected at run time, which `/_emulator/faults` adds, lists and removes. */
+  faults: FaultRules;
   config: {
     readonly allowInsecureWebhooks: boolean;
     readonly version: string;

@@ -2,16 +2,19 @@ import { accountsControl } from './accounts.ts';
 import { callbacksControl } from './callbacks.ts';
 import { clockControl } from './clock.ts';
 import type { ControlDeps } from './deps.ts';
+import { faultsControl } from './faults.ts';
 import { keysControl } from './keys.ts';
 import { recordsControl } from './records.ts';
 import { stateControl } from './state.ts';
 import { scenariosControl, tasksControl } from './tasks.ts';
+import { verdictControl } from './verdict.ts';
+import type { VerdictDeps } from './verdict.ts';
 
 /**
  * Every operation of the control API as typed functions, implemented once: the HTTP control API (/_emulator),
  * `emulator.control` and the tests all call it (as WireMock's `Admin`). Answers are the control API's shapes.
  */
-export function createControl(deps: ControlDeps) {
+export function createControl(deps: ControlDeps & VerdictDeps) {
   const state = stateControl(deps);
   const { health, ...clock } = clockControl(deps);
   return {
@@ -24,6 +27,8 @@ export function createControl(deps: ControlDeps) {
     scenarios: scenariosControl(deps),
     records: recordsControl(deps),
     callbacks: callbacksControl(deps),
+    verdict: verdictControl(deps),
+    faults: faultsControl(deps),
     state: { export: state.export, import: state.import },
     reset: state.reset,
   };
@@ -39,3 +44,4 @@ export type { DeliveryListQuery } from './callbacks.ts';
 export type { RecordListQuery } from './records.ts';
 export type { ClockView, Health } from './clock.ts';
 export type { TaskEntry } from './views.ts';
+export type { ProbeRequest, ProbeResponse, VerdictDeps, VerdictFilter } from './verdict.ts';

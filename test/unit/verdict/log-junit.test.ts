@@ -19,6 +19,25 @@ describe('the client log', () => {
     expect(log.select({})).toEqual({ requests: [], callbacks: [] });
   });
 
+  it("judges a key with the callbacks of the accounts it authenticated as, and keeps the newest entries however many came", () => {
+    const log = createClientLog(2);
+    log.request(request(1, { key: 'sk-a', account: 'acct_1' }));
+    log.request(request(2, { key: 'sk-b', account: 'acct_2' }));
+    for (const [n, account] of [[1, 'acct_1'], [2, 'acct_2']] as const) {
+      log.callback({ webhookId: `msg_${n}`, account, taskId: null, kind: 'message', atMs: n, outcome: 200, elapsedMs: 1 });
+    }
+    expect(log.select({ key: 'sk-a' }).callbacks.map((c) => c.webhookId)).toEqual(['msg_1']);
+    expect(log.select({ key: 'sk-unknown' }).callbacks).toEqual([]);
+    for (let i = 3; i <= 9; i++) log.request(request(i));
+    expect(log.select({}).requests.map((r) => r.requestId)).toEqual(['req_8', 'req_9']);
+  });
+
+  it('digests a body over 64 KB as sent, without parsing it again', () => {
+    const big = (order: 'ab' | 'ba') => JSON.stringify(order === 'ab' ? { a: 'x'.repeat(70_000), b: 1 } : { b: 1, a: 'x'.repeat(70_000) });
+    expect(bodyDigest(big('ab'))).toBe(bodyDigest(Buffer.from(big('ab'))));
+    expect(bodyDigest(big('ab'))).not.toBe(bodyDigest(big('ba')));
+  });
+
   it('digests JSON bodies whatever the order of their keys, other bytes as they are', () => {
     expect(bodyDigest('{"a":1,"b":{"c":2,"d":3}}')).toBe(bodyDigest(Buffer.from('{"b":{"d":3,"c":2},"a":1}')));
     expect(bodyDigest('{"a":1}')).not.toBe(bodyDigest('{"a":2}'));

@@ -1,0 +1,48 @@
+import type { Response } from 'express';
+import { bodyDigest } from '../verdict/index.ts';
+import { bearerOf } from './api-key.ts';
+import type { AppDeps } from './context.ts';
+import { rawBodyOf } from './json-body.ts';
+import { contextOf } from './request-context.ts';
+
+/**
+ * Notes a /v1 request in the client log once it is over, for the verdict: what the client sent (its key as sent,
+ * so a refused key is judged too; its body's digest; its Idempotency-Key) and what it got: the status, or `reset`
+ * when the answer never finished (the emulator cut the connection, or the client gave up and left; from here the
+ * two look alike, and a client treats both as a request without an answer). Only requests that began on the
+ * store of this run: a reset starts a new log.
+ */
+export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: Response): void {
+  const context = contextOf(res);
+  const start = context.callStart;
+  if (!start || deps.db.store.epoch !== start.epoch) return;
+  const { req } = res;
+  const finished = res.writableFinished;
+  const status = res.statusCode;
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const retryAfter = status === 429 && finished ? Number(res.getHeader('retry-after')) : NaN;
+  const idempotencyKey = req.headers['idempotency-key'];
+  deps.clientLog.request({
+    requestId: context.requestId,
+    atMs: context.startedWall,
+    key: keyAsSent(res),
+    account: context.account?.id ?? null,
+    method: req.method,
+    path: query === -1 ? url : url.slice(0, query),
+    bodyDigest: bodyDigest(rawBodyOf(req)),
+    idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
+    outcome: finished ? status : 'reset',
+    errorCode: status >= 400 ? (context.call?.error_code ?? context.errorCode ?? null) : null,
+    retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
+    taskId: context.task?.id ?? context.call?.task_id ?? null,
+    taskStatus: context.task?.status ?? null,
+  });
+}
+
+/** The key as `apiKeyAuth` reads it, known or not: a bearer token, or `x-api-key` on the Messages endpoint. */
+function keyAsSent(res: Response): string | null {
+  const { req } = res;
+  const header = req.headers['x-api-key'];
+  return bearerOf(req) ?? (typeof header === 'string' && req.originalUrl.startsWith('/v1/messages') ? header : null);
+}

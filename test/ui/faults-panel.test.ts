@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Emulator } from '../../src/index.ts';
+import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
+import { required } from '../support/required-tools.ts';
+
+// The dashboard's Faults panel, driven in chromium (as test/ui/dashboard.test.ts does): the rules in force with
+// their counts, the form for the common ones, removing one, clearing all; and an injected reset in the records.
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) console.warn(`test/ui/faults-panel.test.ts: skipping the browser test: ${CHROMIUM} is missing (apt-get install chromium).`);
+
+let emulator: Emulator;
+let base: string;
+let context: BrowserContext | null = null;
+let userDataDir = '';
+beforeAll(async () => {
+  ({ emulator } = await startEmulator());
+  base = await emulator.listen(0);
+});
+afterAll(async () => {
+  await context?.close();
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  await emulator.close();
+});
+
+it('has chromium where the run requires it, so the browser test cannot pass by skipping', () => {
+  if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+});
+
+it('serves the panel’s script with the dashboard’s other files', async () => {
+  const res = await request(emulator.app).get('/_emulator/ui/faults.js');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toContain('text/javascript');
+  expect(res.text).toContain('export function createFaults');
+});
+
+async function openPage(): Promise<{ page: Page; problems: string[] }> {
+  userDataDir = await mkdtemp(join(tmpdir(), 'svc-ui-faults-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 900 },
+  });
+  context.setDefaultTimeout(10_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  await page.goto(`${base}/_emulator/ui`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+  return { page, problems };
+}
+
+const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>
+  emulator.control.faults.list().data as never;
+const models = () => fetch(`${base}/v1/models`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+
+it.skipIf(!HAS_CHROMIUM)(
+  'adds the common faults from the form, shows each rule’s hits, removes one and clears all',
+  async () => {
+    const { page, problems } = await openPage();
+    const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Faults', level: 2 }) });
+    const rules = page.getByRole('table', { name: 'Fault rules in force, in the order they are tried' });
+    await page.getByRole('link', { name: 'Faults' }).click();
+    await rules.getByText('No fault rules').waitFor();
+
+    // The next 2 service_unavailable errors of /v1/models.
+    await panel.getByLabel('Fault', { exact: true }).selectOption('error');
+    await panel.getByLabel('Code').selectOption('service_unavailable');
+    await panel.getByLabel('Path').fill('/v1/models');
+    await panel.getByLabel('Next N requests').fill('2');
+    await panel.getByRole('button', { name: 'Add fault rule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Fault rule fault_1 added.' }).waitFor();
+    expect(listed()).toEqual([{ id: 'fault_1', match: { path: '/v1/models' }, fault: { kind: 'error', code: 'service_unavailable' }, times: 2, matched: 0, hits: 0 }]);
+    const first = rules.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'fault_1' }) });
+    expect(await first.textContent()).toContain('error service_unavailable');
+    expect(await first.textContent()).toContain('first 2');
+    await first.getByText('0 of 0').waitFor();
+    expect((await models()).status).toBe(503);
+    await first.getByText('1 of 1').waitFor();
+
+    // A latency (its milliseconds field shows only for it), then a reset of every task submission.
+    await panel.getByLabel('Fault', { exact: true }).selectOption('latency');
+    expect(await panel.getByLabel('Code').isHidden()).toBe(true);
+    await panel.getByLabel('Latency (ms)').fill('250');
+    await panel.getByLabel('Path').fill('/v1/tasks*');
+    await panel.getByLabel('Next N requests').fill('');
+    await panel.getByRole('button', { name: 'Add fault rule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Fault rule fault_2 added.' }).waitFor();
+    await panel.getByLabel('Fault', { exact: true }).selectOption('reset');
+    await panel.getByLabel('Path').fill('/v1/chat/completions');
+    await panel.getByRole('button', { name: 'Add fault rule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Fault rule fault_3 added.' }).waitFor();
+    expect(listed().map((r) => [r.id, r.fault, r.times ?? null])).toEqual([
+      ['fault_1', { kind: 'error', code: 'service_unavailable' }, 2],
+      ['fault_2', { kind: 'latency', ms: 250 }, null],
+      ['fault_3', { kind: 'reset' }, null],
+    ]);
+    await rules.getByRole('row').filter({ hasText: '250 ms before the answer' }).waitFor();
+
+    // A reset request shows in the call records as reset, not as the status it never got.
+    await expect(fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' }, body: '{"model":"svc-text-lite","messages":[{"role":"user","content":"hi"}]}' })).rejects.toThrow();
+    await page.getByRole('table', { name: /^Call records of \/v1 requests/ }).getByRole('row').filter({ hasText: 'POST /v1/chat/completions' }).getByText('reset', { exact: true }).waitFor();
+
+    // Remove one, then clear the rest.
+    await rules.getByRole('button', { name: 'Remove fault_2' }).click();
+    await page.getByRole('status').filter({ hasText: 'Fault rule fault_2 removed.' }).waitFor();
+    expect(listed().map((r) => r.id)).toEqual(['fault_1', 'fault_3']);
+    await expect.poll(() => rules.getByRole('button', { name: 'Remove fault_2' }).count()).toBe(0);
+    await panel.getByRole('button', { name: 'Clear all fault rules' }).click();
+    await page.getByRole('status').filter({ hasText: '2 fault rule(s) removed.' }).waitFor();
+    await rules.getByText('No fault rules').waitFor();
+    expect(listed()).toEqual([]);
+    expect(problems).toEqual([]);
+  },
+  60_000,
+);
