@@ -1,9 +1,9 @@
-import { request } from 'node:http';
 import Big from 'big.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NOTES, openWorld, TEXT } from './world.ts';
 import type { World } from './world.ts';
+import { rawEvents } from '../support/raw-events.ts';
 
 // Faults on the connection of a /v1 request: a reset without any answer, latency before the answer or between a
 // stream's events, a stream cut short, an answer trickled. Latencies are real milliseconds, measured as such.
@@ -124,20 +124,3 @@ it('trickles the answer at the given bytes per second, whole', async () => {
   // It goes out in tenth-of-a-second slices: the last arrives once all the others have had their time.
   expect(performance.now() - started).toBeGreaterThanOrEqual(((plain.length - rate / 10) / rate) * 1000 * 0.9);
 });
-
-/** A streamed POST read event by event, and how it ended: whole, or aborted mid-way. */
-function rawEvents(base: string, key: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ events: string[]; ended: 'end' | 'aborted' }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      const done = (ended: 'end' | 'aborted') => resolve({ events: text.split(/(?<=\n\n)/).filter((e) => e !== ''), ended });
-      res.on('end', () => done('end'));
-      res.on('aborted', () => done('aborted'));
-      res.on('error', () => done('aborted'));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}

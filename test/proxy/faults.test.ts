@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -12,6 +11,7 @@ import type { Emulator } from '../../src/index.ts';
 import { createRecorder } from '../../src/recording/index.ts';
 import { runCommand, spawnCommand } from '../support/command.ts';
 import { closedAfterEach, startProxy } from '../support/proxy.ts';
+import { rawEvents } from '../support/raw-events.ts';
 
 // `proxy --faults`: faults injected in front of a deployment (here an emulator), seen through the official SDKs.
 
@@ -105,7 +105,7 @@ describe('proxy --faults', () => {
 
   it('cut: a stream ends after N events without its error event, and the SDK sees a broken stream', async () => {
     const { url } = await proxyWith([{ match: { path: '/v1/messages' }, fault: { kind: 'cut', after_chunks: 2 } }]);
-    const events = await rawEvents(url, '/v1/messages', { model: TEXT, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'tell me more' }] });
+    const events = await rawEvents(url, key, '/v1/messages', { model: TEXT, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'tell me more' }] });
     expect(events.events).toHaveLength(2);
     expect(events.events.map((e) => /^event: (\S+)/.exec(e)?.[1])).toEqual(['message_start', 'content_block_start']);
     expect(events.ended).toBe('aborted');
@@ -127,7 +127,7 @@ describe('proxy --faults', () => {
 
     const between = await proxyWith([{ match: { path: '/v1/chat/completions' }, fault: { kind: 'latency', ms: 60, between_chunks: true } }]);
     started = performance.now();
-    const events = await rawEvents(between.url, '/v1/chat/completions', { model: TEXT, stream: true, messages: [{ role: 'user', content: 'a few words' }] });
+    const events = await rawEvents(between.url, key, '/v1/chat/completions', { model: TEXT, stream: true, messages: [{ role: 'user', content: 'a few words' }] });
     expect(events.ended).toBe('end');
     expect(events.events.at(-1)).toBe('data: [DONE]\n\n');
     expect(events.events.length).toBeGreaterThan(3);
@@ -205,20 +205,3 @@ describe('proxy --faults', () => {
     expect(listed.data).toMatchObject([{ id: 'fault_1', hits: 1 }]);
   }, 40_000);
 });
-
-/** A streamed POST read event by event, and how it ended: whole, or aborted mid-way. */
-function rawEvents(base: string, path: string, body: unknown): Promise<{ events: string[]; ended: 'end' | 'aborted' }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      const done = (ended: 'end' | 'aborted') => resolve({ events: text.split(/(?<=\n\n)/).filter((e) => e !== ''), ended });
-      res.on('end', () => done('end'));
-      res.on('aborted', () => done('aborted'));
-      res.on('error', () => done('aborted'));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
