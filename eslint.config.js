@@ -134,23 +134,11 @@ export default tseslint.config(
   {
     // Dependencies point one way: no import cycles in the source, type-only imports included (the wire code the
     // suite, proxy, recording and parity share lives in src/wire, a leaf). A folder's index.ts is the only file other
-    // folders import: what else it holds can change without them.
+    // folders import: what else it holds can change without them. What the client side shares with the server sits
+    // in small folders of its own (src/text-formats, src/address-guard, src/defaults), so that a client entry point
+    // loads no server folder whole to reach one file of it.
     files: ['src/**/*.ts'],
     plugins: { local },
     rules: { 'local/no-cycle': 'error', 'local/index-only': 'error' },
-  },
-  {
-    // For now (issue 27): the client side (the conformance suite, the proxy, recording, parity and the CLI commands
-    // that start them) reaches past index.ts into leaf files of other folders (text/fingerprint.ts,
-    // webhooks/address-guard.ts, conformance/spec.ts, recording/recorded-content.ts, ...), some to avoid loading a
-    // server folder whole. Their owners move those leaves behind an index (or into src/wire) and drop this entry.
-    files: ['src/conformance/**', 'src/proxy/**', 'src/recording/**', 'src/parity/**', 'src/cli/help.ts', 'src/cli/proxy.ts'],
-    rules: { 'local/index-only': 'off' },
-  },
-  {
-    // For now (issue 27): a type-only cycle (faults.ts takes ReadRequest from relay-routes.ts, which takes Injected
-    // back); the proxy's owner moves one of the two types and drops this entry.
-    files: ['src/proxy/faults.ts', 'src/proxy/relay-routes.ts'],
-    rules: { 'local/no-cycle': 'off' },
   },
 );

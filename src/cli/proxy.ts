@@ -5,7 +5,7 @@ import { PROXY_HELP } from './help.ts';
 import type { FaultRules } from '../faults/index.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../proxy/upstream-failure.ts';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
 
 export interface ProxyCommandOptions {
   upstream: string;

@@ -6,3 +6,16 @@ export { ALL_CHECKS } from './checks/index.ts';
 /** The rules of behaviour the suite judges over everything its account saw (src/observed), after its own checks. */
 export { CHECKS as BEHAVIOUR_CHECKS } from '../observed/index.ts';
 export type { Check, CheckContext, CheckResult, Group } from './types.ts';
+/**
+ * What the checking proxy (src/proxy) judges with, as the suite does: the checks every answer and every stream gets,
+ * the response contract they read, and the emulator's control API and clock when it is the upstream.
+ */
+export { ANSWER_CHECKS, formatDeviations, genericDeviations } from './answers.ts';
+export type { AnswerDeviation } from './answers.ts';
+export { loadResponseContract } from './spec.ts';
+export type { ResponseContract } from './spec.ts';
+export { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from './stream-order.ts';
+export { controlRequest } from './setup.ts';
+export type { Admin } from './setup.ts';
+export { emulatorClock } from './deployment-clock.ts';
+export type { DeploymentClock } from './deployment-clock.ts';

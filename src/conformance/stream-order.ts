@@ -1,6 +1,5 @@
-// fingerprint.ts, not the text index: the index brings the emulator's engine (keys, billing, scenarios) along.
-import { textFormatOf } from '../text/fingerprint.ts';
-import type { TextFormat } from '../text/index.ts';
+import { textFormatOf } from '../text-formats/index.ts';
+import type { TextFormat } from '../text-formats/index.ts';
 import type { AnswerDeviation } from './answers.ts';
 import { parseJson } from '../wire/index.ts';
 import type { StreamEvent } from '../wire/index.ts';

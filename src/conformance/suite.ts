@@ -7,7 +7,7 @@ import { startCallbackReceiver } from './receiver.ts';
 import { advanceClock, prepare } from './setup.ts';
 import { loadResponseContract } from './spec.ts';
 import type { Check, CheckContext, CheckResult, Need, ReceivedCallback } from './types.ts';
-import { DEFAULT_BUDGET } from './defaults.ts';
+import { DEFAULT_BUDGET } from '../defaults/index.ts';
 import { emulatorClock, wallClock } from './deployment-clock.ts';
 import { behaviourResults } from './behaviour.ts';
 import { probeBalance } from './balance-probe.ts';

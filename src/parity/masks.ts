@@ -1,4 +1,4 @@
-import { redactedText } from '../recording/recorded-content.ts';
+import { redactedText } from '../recording/index.ts';
 
 /**
  * Where a recorded answer and a replayed one may rightly differ: values the service generates afresh on every

@@ -1,8 +1,7 @@
-import { recordedTaskScenario, recordedTextScenario } from '../recording/scenario-file.ts';
 import { curlOf } from '../wire/index.ts';
 import { machineNow } from '../clock/index.ts';
+import { recordedTaskScenario, recordedTextScenario, redactedEntry } from '../recording/index.ts';
 import type { HarEntry, Recording } from '../recording/index.ts';
-import { redactedEntry } from '../recording/recorded-content.ts';
 import { compareAnswers } from './compare.ts';
 import { openControl, ParitySetupError } from './control.ts';
 import type { Control } from './control.ts';

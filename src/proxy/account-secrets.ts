@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { controlRequest } from '../conformance/setup.ts';
-import type { Admin } from '../conformance/setup.ts';
+import { controlRequest } from '../conformance/index.ts';
+import type { Admin } from '../conformance/index.ts';
 import { accountOf, keyOf } from './account.ts';
 import type { SigningSecrets } from './relay.ts';
 

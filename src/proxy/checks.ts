@@ -1,11 +1,9 @@
-import { ANSWER_CHECKS, formatDeviations, genericDeviations } from '../conformance/answers.ts';
-import type { AnswerDeviation } from '../conformance/answers.ts';
+import { ANSWER_CHECKS, formatDeviations, genericDeviations, STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/index.ts';
+import type { AnswerDeviation, ResponseContract } from '../conformance/index.ts';
 import { CHECKS } from '../observed/index.ts';
 import type { Deviation as ObservedDeviation } from '../observed/index.ts';
 import { curlOf, parseJson, redactSecrets } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
-import type { ResponseContract } from '../conformance/spec.ts';
-import { STREAM_ORDER_CHECKS, streamFormatOf, streamOrderProblems, streamRequestOf } from '../conformance/stream-order.ts';
 import type { UpstreamTimeout } from './upstream-failure.ts';
 
 /** One answer of the upstream that departs from the contract, as the proxy lists and logs it. */

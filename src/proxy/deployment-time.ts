@@ -1,7 +1,5 @@
-import { emulatorClock } from '../conformance/deployment-clock.ts';
-import type { DeploymentClock } from '../conformance/deployment-clock.ts';
-import { controlRequest } from '../conformance/setup.ts';
-import type { Admin } from '../conformance/setup.ts';
+import { controlRequest, emulatorClock } from '../conformance/index.ts';
+import type { Admin, DeploymentClock } from '../conformance/index.ts';
 
 /**
  * The deployment's time as the proxy stamps what it sees, in epoch ms. Each stamp errs on the side that finds

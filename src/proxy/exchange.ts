@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import { toExchange } from '../wire/index.ts';
-import type { Exchange } from '../wire/index.ts';
+import type { EndedExchange } from '../wire/index.ts';
 
 /** Headers a curl line leaves out: the transport's own, and what fetch or an SDK adds about itself. */
 export const NOT_IN_CURL = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|accept-language|user-agent|sec-fetch-.*|x-stainless-.*)$/i;
@@ -47,34 +47,6 @@ function decoded(bytes: Buffer, encoding: string | null): Buffer | null {
   } catch {
     return null;
   }
-}
-
-/** An exchange the proxy has passed on, as its checks and its recorder see it once it has ended. */
-export interface EndedExchange {
-  /** In the conformance suite's form, so its checks and curl lines apply as they are. */
-  exchange: Exchange;
-  /** False when the answer's body was over the cap or in an encoding the checks cannot read. */
-  complete: boolean;
-  /** The upstream's base address the request went to. */
-  upstream: string;
-  /** Machine time (ms): the request's arrival, the answer's headers, the answer's last byte. */
-  startedMs: number;
-  firstByteMs: number;
-  endMs: number;
-  request: { rawHeaders: string[]; body: Buffer | null };
-  /**
-   * `decoded`: the body with any content-encoding undone; null when it went over the cap (`truncated`) or is in an
-   * encoding the proxy cannot undo.
-   */
-  response: { statusMessage: string; rawHeaders: string[]; decoded: Buffer | null; truncated: boolean };
-  /** The fault the proxy injected into it (`--faults`): the client saw the answer late, slow or cut short. */
-  injected?: Injected;
-}
-
-/** The fault an exchange went through, for its recording. */
-export interface Injected {
-  rule: string;
-  kind: string;
 }
 
 /** One proxied request and its answer, with the times the recorder needs. */

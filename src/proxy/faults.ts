@@ -5,7 +5,7 @@ import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { keyOf } from './account.ts';
 import type { DeploymentTime } from './deployment-time.ts';
-import type { Injected } from './exchange.ts';
+import type { Injected } from '../wire/index.ts';
 import type { ReadRequest } from './relay-routes.ts';
 
 export interface ProxyFaultDeps {

@@ -5,7 +5,7 @@ import type { Relayed } from './deliveries.ts';
 import { answerJson } from './headers.ts';
 import type { DeploymentTime } from './deployment-time.ts';
 import type { Relay, SigningSecrets } from './relay.ts';
-import type { Injected } from './exchange.ts';
+import type { Injected } from '../wire/index.ts';
 
 /**
  * A request whose body the proxy read whole before passing it on: `sent` as the client sent it (what the checks

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { publicAddressProblem } from '../webhooks/address-guard.ts';
+import { publicAddressProblem } from '../address-guard/index.ts';
 import { parseJson } from '../wire/index.ts';
 
 /** Where the proxy takes the callbacks it relays: this, then the token of one submission's address. */

@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PriceRule } from '../billing/index.ts';
-import { loadResponseContract } from '../conformance/spec.ts';
-import type { ResponseContract } from '../conformance/spec.ts';
+import { loadResponseContract } from '../conformance/index.ts';
+import type { ResponseContract } from '../conformance/index.ts';
 import { createContract } from '../contract/index.ts';
 import { machineNow } from '../clock/index.ts';
 import { HOP_BY_HOP } from '../wire/index.ts';
@@ -19,7 +19,7 @@ import type { Deviation } from './checks.ts';
 import type { Relayed } from './deliveries.ts';
 import { controlTime, knownTime } from './deployment-time.ts';
 import { capture, exchangeOf, keep } from './exchange.ts';
-import type { EndedExchange, Injected } from './exchange.ts';
+import type { EndedExchange, Injected } from '../wire/index.ts';
 import { answerJson, forwardable, headerObject } from './headers.ts';
 import { throughFaults } from './faults.ts';
 import { createHistories } from './histories.ts';
@@ -28,7 +28,8 @@ import { CALLBACK_PATH, createRelay } from './relay.ts';
 import type { RelayOptions } from './relay.ts';
 import { relayRoutes } from './relay-routes.ts';
 import type { ReadRequest } from './relay-routes.ts';
-import { answerUpstreamFailure, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
+import { answerUpstreamFailure, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
 
 export interface ProxyOptions {
   /** The service to forward to: scheme, host and port (a path prefix is kept). */

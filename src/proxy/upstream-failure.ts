@@ -14,11 +14,6 @@ export const UPSTREAM_FAILURES = {
 
 export type UpstreamFailure = keyof typeof UPSTREAM_FAILURES;
 
-/** Real ms an upstream has to send its status line, by default. */
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
-/** The longest upstream timeout: a day (node's timers take at most 2^31 - 1 ms). */
-export const MAX_UPSTREAM_TIMEOUT_MS = 86_400_000;
-
 /** The reason the proxy gives up on an upstream request that has not answered in time (it destroys it with this). */
 export class UpstreamTimeout extends Error {
   constructor(readonly timeoutMs: number) {

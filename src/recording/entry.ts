@@ -1,5 +1,5 @@
-import type { EndedExchange } from '../proxy/exchange.ts';
-import { textFingerprint, textFormatOf } from '../text/fingerprint.ts';
+import type { EndedExchange } from '../wire/index.ts';
+import { textFingerprint, textFormatOf } from '../text-formats/index.ts';
 import type { HarEntry, HarEntryExtra, HarNameValue, HarRequest, HarResponse } from './har.ts';
 import { harHeader } from './har.ts';
 import { parseJson } from './recorded-content.ts';

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../contract/index.ts';
 import type { TextBehaviour } from '../scenarios/index.ts';
-import { textFormatOf } from '../text/fingerprint.ts';
+import { textFormatOf } from '../text-formats/index.ts';
 import type { HarEntry } from './har.ts';
 import type { Recording } from './read.ts';
 import { answerOf } from './recorded-answers.ts';

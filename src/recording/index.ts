@@ -9,5 +9,7 @@ export type { RecordedEntry } from './entry.ts';
 export { isSecretHeader, REDACTED, redactSecrets } from '../wire/index.ts';
 export { redactBody, redactHeaders, redactSse, redactTaskInput, redactTextJson, xOut } from './redact.ts';
 export { importTasks, importTextCalls, recordedTaskScenario, recordedTextScenario, scenarioFileText } from './import.ts';
+// The redaction's marks, which parity reads to mask what the recording left out.
+export { redactedEntry, redactedText } from './recorded-content.ts';
 export type { Imported, ScenarioEntry, Skipped } from './import.ts';
 export { ensureFolder } from './folder.ts';

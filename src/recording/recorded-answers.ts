@@ -1,6 +1,6 @@
 import { parseSse } from '../wire/index.ts';
 import { isPlainObject } from '../contract/index.ts';
-import { toPieces } from '../text/tokens.ts';
+import { toPieces } from '../text-formats/index.ts';
 import type { HarEntry } from './har.ts';
 import { parseJson } from './recorded-content.ts';
 

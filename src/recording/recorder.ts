@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactTime, machineNow } from '../clock/index.ts';
-import type { EndedExchange } from '../proxy/exchange.ts';
+import type { EndedExchange } from '../wire/index.ts';
 import { VERSION } from '../version.ts';
 import { harEntry } from './entry.ts';
 import { ensureFolder } from './folder.ts';

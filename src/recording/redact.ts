@@ -1,4 +1,4 @@
-import { textFormatOf } from '../text/fingerprint.ts';
+import { textFormatOf } from '../text-formats/index.ts';
 import { isSecretHeader, parseJson, REDACTED, redactSecrets } from '../wire/index.ts';
 import type { HarNameValue } from './har.ts';
 import { isPlainObject } from '../contract/index.ts';

@@ -12,8 +12,8 @@ import { selectScenario } from '../scenarios/index.ts';
 import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
 import type { AccountsRepo, KeysRepo, StoredAccount } from '../accounts/index.ts';
 import type { Store } from '../store/index.ts';
-import type { ParsedCall, TextCallView, TextFormat } from './formats/index.ts';
-import { textFingerprint } from './fingerprint.ts';
+import type { ParsedCall, TextCallView, TextFormat } from '../text-formats/index.ts';
+import { textFingerprint } from '../text-formats/index.ts';
 import { delivered, generate, streamUnits } from './generate.ts';
 import type { GenerationOverrides } from './generate.ts';
 

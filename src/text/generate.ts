@@ -1,31 +1,8 @@
 import { createRandom, pick } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { sampleJson, VOCABULARY as V } from './json-sample.ts';
-import { countInputTokens, toPieces } from './tokens.ts';
-
-/** A text call in the emulator's terms, whatever format it came in. */
-export interface TextRequest {
-  model: string;
-  /** Every text of the prompt (system and messages), in order. */
-  prompt: string[];
-  maxTokens: number;
-  stop: string[];
-  seed: number | null;
-  responseFormat: { type: 'text' | 'json_object' | 'json_schema'; schema?: Record<string, unknown> } | null;
-  /** A tool the caller forces (tool_choice `required` or a named function): the answer is a call to it. */
-  forcedTool: { name: string; parameters?: Record<string, unknown> } | null;
-}
-
-export interface Generated {
-  /** Output pieces, one token each. */
-  pieces: string[];
-  finish: 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
-  stopSequence: string | null;
-  toolCall: { name: string; arguments: string } | null;
-  inputTokens: number;
-  /** Output tokens: the pieces, or a tool call's arguments at 4 characters a token. */
-  outputTokens: number;
-}
+import { countInputTokens, toPieces } from '../text-formats/index.ts';
+import type { Generated, TextRequest } from '../text-formats/index.ts';
 
 export interface GenerationOverrides {
   /** Fixed output text instead of the generated one. */

@@ -1,11 +1,8 @@
 export { startTextCall, textModelOf } from './call.ts';
 export type { TextCall, TextCallContext } from './call.ts';
-export { chatFormat, responsesFormat, messagesFormat } from './formats/index.ts';
-export type { TextFormat, TextCallView } from './formats/index.ts';
-export { encodeEvent, STREAM_HEADERS } from './sse.ts';
-export type { SseEvent } from './sse.ts';
+// The formats and the SSE encoder live in src/text-formats, which the client side shares; the HTTP routes and the
+// service take them from here with the text calls they write.
+export { chatFormat, responsesFormat, messagesFormat, encodeEvent, STREAM_HEADERS } from '../text-formats/index.ts';
+export type { TextFormat } from '../text-formats/index.ts';
 export { generate } from './generate.ts';
-export { toPieces } from './tokens.ts';
-export type { TextRequest, Generated } from './generate.ts';
 export { refundInterruptedTextCalls } from './recover.ts';
-export { textFingerprint, textFormatOf } from './fingerprint.ts';

@@ -1,3 +1,4 @@
+// The address policy lives in src/address-guard (the client side shares it); the server's folders take it from here.
 export {
   webhookAddressProblem,
   webhookAddressProblemResolved,
@@ -7,10 +8,10 @@ export {
   isInternalAddress,
   isIpLiteral,
   resolveWithDns,
-} from './address-guard.ts';
-export type { AddressProblem, ResolveHost } from './address-guard.ts';
+} from '../address-guard/index.ts';
+export type { AddressProblem, ResolveHost } from '../address-guard/index.ts';
 export { createWebhooks } from './deliveries.ts';
-export type { Webhooks, WebhookDeps } from './deliveries.ts';
+export type { Webhooks, WebhookDeps } from './types.ts';
 export { createSender } from './send.ts';
 export type { Send, Outgoing, SendResult } from './send.ts';
 export { signatureHeader } from './sign.ts';

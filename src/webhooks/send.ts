@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isInternalAddress, isIpLiteral } from './address-guard.ts';
+import { isInternalAddress, isIpLiteral } from '../address-guard/index.ts';
 
 export interface Outgoing {
   url: string;

@@ -11,7 +11,7 @@ import { formatTime } from '../../src/index.ts';
 import { xOut as x } from '../../src/recording/index.ts';
 import type { Har, HarEntry, HarEntryExtra, HarPage } from '../../src/recording/index.ts';
 import type { Scenario } from '../../src/scenarios/index.ts';
-import { chatFormat, messagesFormat, textFingerprint } from '../../src/text/index.ts';
+import { chatFormat, messagesFormat, textFingerprint } from '../../src/text-formats/index.ts';
 import { admin as cliAdmin, killAll, startCli } from '../support/cli.ts';
 import { runCommand } from '../support/command.ts';
 import { DEMO_KEY, START, startEmulator } from '../support/harness.ts';

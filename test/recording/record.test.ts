@@ -8,10 +8,10 @@ import { parseSse } from '../../src/wire/index.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';
-import type { EndedExchange } from '../../src/proxy/exchange.ts';
+import type { EndedExchange } from '../../src/wire/index.ts';
 import { createRecorder, readRecording, redactHeaders, redactSecrets, redactSse, redactTaskInput, redactTextJson, xOut } from '../../src/recording/index.ts';
 import type { Har, HarEntry } from '../../src/recording/index.ts';
-import { textFingerprint, textFormatOf } from '../../src/text/fingerprint.ts';
+import { textFingerprint, textFormatOf } from '../../src/text-formats/index.ts';
 import { startReceiver } from '../support/receiver.ts';
 import type { Receiver } from '../support/receiver.ts';
 

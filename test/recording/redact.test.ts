@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { EndedExchange } from '../../src/proxy/exchange.ts';
+import type { EndedExchange } from '../../src/wire/index.ts';
 import { harEntry, isSecretHeader, redactBody, redactSecrets } from '../../src/recording/index.ts';
 
 // Secrets written in the forms a wire carries them besides the plain one: JSON-escaped, URL-encoded, inside an

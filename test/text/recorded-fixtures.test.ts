@@ -4,8 +4,8 @@ import OpenAI from 'openai';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
-import { chatFormat, messagesFormat, responsesFormat, textFingerprint } from '../../src/text/index.ts';
-import type { TextFormat } from '../../src/text/index.ts';
+import { chatFormat, messagesFormat, responsesFormat, textFingerprint } from '../../src/text-formats/index.ts';
+import type { TextFormat } from '../../src/text-formats/index.ts';
 import { textModel } from '../support/text-models.ts';
 
 // Recorded answers ("text fixtures"): a scenario whose match.text_request is a request's fingerprint answers that

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { webhookAddressProblem } from '../../webhooks/address-guard.ts';
+import { webhookAddressProblem } from '../../address-guard/index.ts';
 import { errorOf } from '../../wire/index.ts';
 import type { Exchange } from '../../wire/index.ts';
 import { CheckFailure, CheckSkipped } from '../client.ts';

@@ -3,6 +3,8 @@ import ipaddr from 'ipaddr.js';
 /**
  * The one address policy of the emulator, for callback addresses and for file parameters alike: an address must be
  * HTTPS and not on an internal network, as written and as its name resolves. `--allow-insecure-webhooks` lifts it.
+ * A folder of its own (it was src/webhooks/address-guard.ts) because the client side applies it too (the conformance
+ * suite's callback checks, the proxy's callback relay) and must not load src/webhooks, which brings the store along.
  *
  * "Internal" is decided by the maintained range tables of `ipaddr.js`: an IP address is public only when its range
  * is `unicast`. An IPv6 address that carries an IPv4 address (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64

@@ -1,5 +1,5 @@
-import { eventTemplate, slot, wire } from '../sse.ts';
-import type { WireEvent } from '../sse.ts';
+import { eventTemplate, slot, wire } from './sse.ts';
+import type { WireEvent } from './sse.ts';
 import { textOf } from './text-of.ts';
 import type { TextCallView, TextFormat } from './types.ts';
 

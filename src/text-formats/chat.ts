@@ -1,5 +1,5 @@
-import { ApiError } from '../../errors/index.ts';
-import { eventTemplate, slot, wire } from '../sse.ts';
+import { ApiError } from '../errors/index.ts';
+import { eventTemplate, slot, wire } from './sse.ts';
 import type { TextFormat, TextCallView } from './types.ts';
 import { textOf } from './text-of.ts';
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chatFormat, messagesFormat, responsesFormat } from './formats/index.ts';
-import type { TextFormat } from './formats/index.ts';
+import { chatFormat } from './chat.ts';
+import { messagesFormat } from './messages.ts';
+import { responsesFormat } from './responses.ts';
+import type { TextFormat } from './types.ts';
 
 const FORMATS: Record<string, TextFormat> = { '/v1/chat/completions': chatFormat, '/v1/responses': responsesFormat, '/v1/messages': messagesFormat };
 
