@@ -2,18 +2,20 @@
  * `npm run bench`: first issue 16's comparison (bench/compare.ts: the packed emulator beside Prism and bare
  * Express 5, one table with the goals); then start-up time to the first 200, and requests per second of
  * GET /v1/tasks/{id} and POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this
- * machine); callbacks past hanging receivers; store growth, the retention sweep of a grown store, and a soak; all
- * in one run. Every server runs in its own process so the load generator does not share its event loop.
+ * machine); GET req/s with no fault rule loaded beside the same path without faults and the verdict
+ * (bench/faults-cost.ts); callbacks past hanging receivers; store growth, the retention sweep of a grown store, and a
+ * soak; all in one run. Every server runs in its own process so the load generator does not share its event loop.
  * Figures are printed, never asserted: speed targets belong here, not in timed tests.
  *
- * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, proxy, lifecycle, callbacks, growth, soak) runs only
- * those sections.
+ * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, faults, proxy, lifecycle, callbacks, growth, soak)
+ * runs only those sections.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare } from './compare.ts';
+import { faultCost, printFaultCost } from './faults-cost.ts';
 import { printComparison } from './comparison-table.ts';
 import { growth, printGrowth } from './growth.ts';
 import { printProxy, proxyBench } from './proxy.ts';
@@ -24,7 +26,7 @@ import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECTIONS = ['compare', 'http', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak'] as const;
+const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak'] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
@@ -186,6 +188,10 @@ async function main(): Promise<void> {
     console.log('');
   }
   if (runs('http')) await http();
+  if (runs('faults')) {
+    console.log('');
+    printFaultCost(await faultCost(), (text) => console.log(text));
+  }
   if (runs('proxy')) {
     console.log('');
     printProxy(await proxyBench(), (text) => console.log(text));

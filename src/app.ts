@@ -36,6 +36,7 @@ import {
   uiRoutes,
   unrouted,
   uploadRoutes,
+  withoutClientLog,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
 
@@ -51,8 +52,12 @@ export function createApp(deps: AppDeps): Express {
   // Paths are exact, as the documents name them: a case variant or a trailing slash is an unknown path (404).
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  // Internal, for bench/ only, never a user option: SVC_EMULATOR_BENCH_WITHOUT_FAULTS=1 builds the /v1 path as it
+  // was before run-time faults and the verdict (no fault step, no client-log feed), so that `npm run bench`'s
+  // `faults` section can show in one run what the two cost while no rule is loaded.
+  const withoutFaults = process.env['SVC_EMULATOR_BENCH_WITHOUT_FAULTS'] === '1';
   // The request's id first; when its answer ends, its call record (/v1) and its log line.
-  app.use(requestIds(deps, answerEnded(deps)));
+  app.use(requestIds(deps, answerEnded(withoutFaults ? withoutClientLog(deps) : deps)));
 
   // A request no route takes: 405 with Allow on a path the documents name (their methods are the path's), else 404.
   const noRoute = unrouted(documentedMethods([deps.contract.documents.service, deps.contract.documents.admin]));
@@ -76,7 +81,7 @@ export function createApp(deps: AppDeps): Express {
       // Express would answer OPTIONS itself, from one router's methods; here it is a wrong method like any other.
       optionsTo(noRoute),
       // Last: a rule may match the key, the account and the body's model; nothing is admitted before it.
-      faultStep(deps),
+      ...(withoutFaults ? [] : [faultStep(deps)]),
     ),
   );
   // The busiest routes first; the routers' paths do not overlap, so their order decides nothing else.

@@ -22,3 +22,7 @@ export type {
   TaskEntry,
   StateCounts,
 } from './service/index.ts';
+// What `emulator.verdict()` and `control.verdict` answer and take, and the fault rules of `control.faults`.
+export type { Verdict, CheckResult, CheckStatus, VerdictLimits } from './verdict/index.ts';
+export type { VerdictFilter, ProbeRequest, ProbeResponse } from './service/index.ts';
+export type { FaultFile, FaultRule, RuleInput, RequestMatch, RequestFault, CallbackMatch, CallbackFault } from './faults/index.ts';

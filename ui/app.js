@@ -25,6 +25,7 @@ import { renderScenarios } from './scenarios.js';
 import { createSession } from './session.js';
 import { createState } from './store.js';
 import { createTasks } from './tasks.js';
+import { createVerdict } from './verdict.js';
 
 /** Polls between scenario reloads: they change only when someone loads new ones. */
 const SCENARIO_EVERY = 10;
@@ -52,6 +53,7 @@ export function start() {
   app.callbacks = createCallbacks(app);
   app.records = createRecords(app);
   app.faults = createFaults(app);
+  app.verdict = createVerdict(app);
   app.details = createDetails(app, { task: app.tasks.detail, record: app.records.detail, delivery: app.callbacks.detail });
   const choosers = { task: app.tasks.choose, record: app.records.choose, delivery: app.callbacks.choose, account: app.accounts.choose };
 
@@ -62,6 +64,7 @@ export function start() {
   app.ledger.start();
   app.records.start();
   app.faults.start();
+  app.verdict.start();
   // The section links scroll without touching the address, which names the chosen item.
   for (const link of document.querySelectorAll('nav a')) {
     link.addEventListener('click', (event) => {
@@ -114,6 +117,8 @@ async function readOnce(app, readers) {
     app.callbacks.render(callbacks);
     if (scenarios) renderScenarios(scenarios.data);
     app.faults.render(faults.data);
+    // The verdict is read when asked (judging reads the whole client log); only what is chosen is marked again.
+    app.verdict.render();
     await Promise.all([
       app.accounts.refreshChosen(accounts),
       app.ledger.refresh(),

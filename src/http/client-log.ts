@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { bodyDigest } from '../verdict/index.ts';
+import type { ClientLogStore } from '../verdict/index.ts';
 import { bearerOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf } from './json-body.ts';
@@ -13,6 +14,7 @@ import { contextOf } from './request-context.ts';
  * store of this run: a reset starts a new log.
  */
 export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: Response): void {
+  if (deps.clientLog === UNLOGGED) return;
   const context = contextOf(res);
   const start = context.callStart;
   if (!start || deps.db.store.epoch !== start.epoch) return;
@@ -45,4 +47,20 @@ function keyAsSent(res: Response): string | null {
   const { req } = res;
   const header = req.headers['x-api-key'];
   return bearerOf(req) ?? (typeof header === 'string' && req.originalUrl.startsWith('/v1/messages') ? header : null);
+}
+
+/** A client log that takes nothing; `noteClientRequest` returns at once for it. */
+const UNLOGGED: ClientLogStore = {
+  request: () => undefined,
+  callback: () => undefined,
+  select: () => ({ requests: [], callbacks: [] }),
+  clear: () => undefined,
+};
+
+/**
+ * Internal, for bench/ only (app.ts's SVC_EMULATOR_BENCH_WITHOUT_FAULTS): the deps of `answerEnded` with the
+ * client-log feed left out, the request path as it was before the verdict.
+ */
+export function withoutClientLog<T extends Pick<AppDeps, 'clientLog'>>(deps: T): T {
+  return { ...deps, clientLog: UNLOGGED };
 }

@@ -35,6 +35,7 @@ const FILES: Readonly<Record<string, string>> = {
   'session.js': SCRIPT,
   'store.js': SCRIPT,
   'tasks.js': SCRIPT,
+  'verdict.js': SCRIPT,
   'style.css': 'text/css; charset=utf-8',
 };
 
