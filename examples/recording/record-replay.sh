@@ -5,11 +5,12 @@
 #
 # With UPSTREAM and API_KEY set, it records the real service. Without them, an emulator stands in for it (real
 # clock, tasks finishing in 3 s: stand-in.yaml), so the example runs anywhere, offline.
-# Needs a checkout with its dependencies installed (npm ci).
+# Needs a checkout with its dependencies installed (npm ci). It runs the checkout's command, or the
+# bin/svc-emulator.js that SVC_EMULATOR_BIN names (an installed package's, or the one the tests lay out).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mkdir -p "${1:-recording-example}" && cd "${1:-recording-example}" && pwd)"
-svc=(node "$here/bin/svc-emulator.js")
+svc=(node "${SVC_EMULATOR_BIN:-$here/bin/svc-emulator.js}")
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 

@@ -3,9 +3,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { cliBin } from '../../test/support/cli-build.ts';
 
 // The worked example as a user runs it: record.sh's three commands against a stand-in for the real service, in a
-// fresh folder. What it must show: a clean proxy run, the import summary, and parity 100 %.
+// fresh folder. What it must show: a clean proxy run, the import summary, and parity 100 %. Its command is the
+// checkout's as the other CLI tests lay it out (SVC_EMULATOR_BIN: test/support/cli-build.ts).
 
 const SCRIPT = new URL('./record-replay.sh', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'svc-record-replay-'));
@@ -13,7 +15,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 it('records an integrator\'s traffic through the proxy, imports it, and replays it against an emulator at parity 100 %', async () => {
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const env = { ...process.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_EMULATOR_BIN: cliBin() };
     delete env['UPSTREAM'];
     execFile('bash', [SCRIPT, work], { env, timeout: 240_000 }, (error, out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }));
   });

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { parseStartOptions, START_HELP } from '../../src/cli/start-options.ts';
+import { cliBin } from '../support/cli-build.ts';
 
 // Every start option as a flag, an environment variable and a config-file key; structured request logs.
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 let child: ChildProcess | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
@@ -47,7 +47,7 @@ it('lists every option with its environment variable in --help', () => {
 });
 
 it('logs one JSON line per request with request id, key id, status and latency', async () => {
-  child = spawn(process.execPath, [BIN, 'start', '--memory', '--port', '0', '--log-format', 'json'], { stdio: 'pipe' });
+  child = spawn(process.execPath, [cliBin(), 'start', '--memory', '--port', '0', '--log-format', 'json'], { stdio: 'pipe' });
   let out = '';
   let err = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));

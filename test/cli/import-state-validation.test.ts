@@ -4,21 +4,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createEmulator } from '../../src/index.ts';
 import type { StateDocument } from '../../src/state/index.ts';
+import { StoreOpenError } from '../../src/store/index.ts';
 import { newAccount, startEmulator } from '../support/harness.ts';
-import { admin, killAll, startCli } from '../support/cli.ts';
+import { cliBin } from '../support/cli-build.ts';
 
 // `start --import FILE` takes a state document from outside: checked whole before anything is replaced (issue 24,
 // item 1). A bad one is one line on standard error naming the file and the field, exit 2, and the store as it was.
-
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+// The command shows that with the first document; the others go to the emulator it builds, in-process: a refusal
+// there is the StoreOpenError whose message is the command's line (src/cli/main.ts prints it, exits 2). One store
+// and its export serve every test: each shows that a refusal left the store's bytes as they were.
 
 let dir: string;
 let store: string;
 let outside: string;
 let exported: StateDocument;
-beforeEach(async () => {
+beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-import-validation-'));
   outside = join(dir, 'x');
   await writeFile(outside, 'a file outside the store folder');
@@ -34,8 +37,7 @@ beforeEach(async () => {
     await t.close();
   }
 });
-afterEach(async () => {
-  killAll();
+afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +50,7 @@ const storeBytes = (): string =>
  * the emulator did with any document) is stopped at once, so the test fails rather than waits.
  */
 function startWith(file: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'start', '--db', store, '--import', file, '--port', '0', '--admin-token', 'a', '--log-level', 'warn'], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [cliBin(), 'start', '--db', store, '--import', file, '--port', '0', '--admin-token', 'a', '--log-level', 'warn'], { stdio: 'pipe' });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout.on('data', (chunk: Buffer) => {
@@ -57,7 +59,7 @@ function startWith(file: string): Promise<{ code: number | null; stderr: string 
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
 }
 
-/** Writes the damaged document, starts from it, and expects one line naming the file and the field, exit 2. */
+/** Writes the damaged document, starts the command from it, and expects one line naming the file and the field, exit 2. */
 async function expectRefused(document: unknown, field: string): Promise<string> {
   const file = join(dir, 'prepared.json');
   await writeFile(file, JSON.stringify(document, null, 2));
@@ -70,8 +72,31 @@ async function expectRefused(document: unknown, field: string): Promise<string> 
   return stderr;
 }
 
+/**
+ * Writes the damaged document and builds the emulator the command would, in-process, on the store with it: the
+ * refusal is a StoreOpenError (one line from the command, exit 2) naming the file and the field, the store as it was.
+ */
+async function expectRefusedInProcess(document: unknown, field: string): Promise<string> {
+  const file = join(dir, 'prepared-in-process.json');
+  await writeFile(file, JSON.stringify(document, null, 2));
+  const before = storeBytes();
+  const refusal = await createEmulator({ db: store, importState: file, adminToken: 'a', log: () => undefined }).then(
+    async (emulator) => {
+      await emulator.close();
+      throw new Error('the emulator started from the document');
+    },
+    (err: unknown) => err as Error,
+  );
+  expect(refusal).toBeInstanceOf(StoreOpenError);
+  expect(refusal.message.split('\n')).toEqual([expect.any(String)]);
+  expect(refusal.message).toContain(`${file}: not a state document: ${field} `);
+  expect(storeBytes()).toBe(before);
+  return `svc-emulator: ${refusal.message}`;
+}
+
 it('refuses a document whose file record names a file outside the store by traversal, and leaves that file alone', async () => {
   const files = exported.files.map((f) => ({ ...f, name: '../../x', expires_ms: 0 }));
+  // The command itself: one line on standard error, exit 2.
   const line = await expectRefused({ ...exported, files }, 'files[0].name');
   expect(line).toMatch(/must be a file name the emulator made/);
   expect(await readFile(outside, 'utf8')).toBe('a file outside the store folder');
@@ -80,7 +105,7 @@ it('refuses a document whose file record names a file outside the store by trave
 it('refuses a document whose balances disagree with its ledger, naming the balance', async () => {
   const i = exported.accounts.findIndex((a) => a.id !== 'acct_demo');
   const accounts = exported.accounts.map((a, k) => (k === i ? { ...a, frozen: '1.000' } : a));
-  const line = await expectRefused({ ...exported, accounts }, `accounts[${i}].frozen`);
+  const line = await expectRefusedInProcess({ ...exported, accounts }, `accounts[${i}].frozen`);
   expect(line).toMatch(/is 1\.000, but the ledger's entries of acct_\w+ make it 0\.000/);
 });
 
@@ -90,16 +115,21 @@ it.each<[string, (s: StateDocument) => Record<string, unknown>, string]>([
   ['a file record without its name', (s) => ({ ...s, files: s.files.map(({ name: _n, ...f }) => f) }), 'files[0].name'],
   ['a document of another format', (s) => ({ ...s, format: 'something-else' }), 'format'],
 ])('refuses a malformed document with one line, not a stack trace: %s', async (_what, damage, field) => {
-  const line = await expectRefused(damage(exported), field);
+  const line = await expectRefusedInProcess(damage(exported), field);
   expect(line).not.toMatch(/\bat \w+ \(|Error:/);
 });
 
 it('starts from a document the emulator exported', async () => {
-  const file = join(dir, 'prepared.json');
+  // In-process: the command's own start from a document is test/cli/progress.test.ts's and the docs' (qa-scenarios).
+  const file = join(dir, 'exported.json');
   await writeFile(file, JSON.stringify(exported));
-  const cli = await startCli(['--db', join(dir, 'other', 'store.db'), '--import', file]);
-  const account = exported.accounts.find((a) => a.id !== 'acct_demo');
-  const res = await admin(cli, 'GET', `/_emulator/accounts/${account?.id ?? ''}`);
-  expect(res.status).toBe(200);
-  expect(((await res.json()) as { available: string }).available).toBe('500.000');
+  const t = await startEmulator({ db: join(dir, 'other', 'store.db'), importState: file });
+  try {
+    const account = exported.accounts.find((a) => a.id !== 'acct_demo');
+    const res = await t.admin.get(`/_emulator/accounts/${account?.id ?? ''}`);
+    expect(res.status).toBe(200);
+    expect(res.body.available).toBe('500.000');
+  } finally {
+    await t.close();
+  }
 });

@@ -1,20 +1,34 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args.ts';
+import { parseReceiveOptions } from '../../src/cli/receive.ts';
 import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { cliBin } from '../support/cli-build.ts';
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+// `svc-emulator receive`, the command, against an emulator in-process. One receiver serves the file: told to fail
+// the first two attempts of each message, with the signing secret of the account that calls it back. Each test
+// reads only the lines printed since it began (the receiver counts attempts per message id).
+
 let child: ChildProcess | undefined;
-let t: TestEmulator | undefined;
-afterEach(async () => {
+let t: TestEmulator;
+let account: { id: string; key: string };
+let rx: { url: string; lines: () => string[] };
+beforeAll(async () => {
+  t = await startEmulator({ allowInsecureWebhooks: true });
+  account = await newAccount(t);
+  const secret = (await t.admin.get(`/_emulator/accounts/${account.id}`)).body.webhook_secret as string;
+  rx = await receiver(['--secret', secret, '--fail-first', '2']);
+});
+afterAll(async () => {
   child?.kill('SIGKILL');
   await t?.close();
 });
 
 /** Starts `svc-emulator receive`; `lines()` is everything it printed after its address. */
 async function receiver(args: string[]): Promise<{ url: string; lines: () => string[] }> {
-  const proc = spawn(process.execPath, [BIN, 'receive', '--port', '0', ...args], { stdio: 'pipe' });
+  const proc = spawn(process.execPath, [cliBin(), 'receive', '--port', '0', ...args], { stdio: 'pipe' });
   child = proc;
   let out = '';
   proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -28,11 +42,14 @@ async function receiver(args: string[]): Promise<{ url: string; lines: () => str
   return { url, lines: () => out.split('\n').filter((l) => l && !l.includes('listening on')) };
 }
 
+/** The lines the receiver prints from now on. */
+function linesFromNow(): () => string[] {
+  const from = rx.lines().length;
+  return () => rx.lines().slice(from);
+}
+
 it('verifies, fails the first N attempts as told, accepts, and marks a resend as a duplicate', async () => {
-  t = await startEmulator({ allowInsecureWebhooks: true });
-  const account = await newAccount(t);
-  const secret = (await t.admin.get(`/_emulator/accounts/${account.id}`)).body.webhook_secret as string;
-  const rx = await receiver(['--secret', secret, '--fail-first', '2']);
+  const lines = linesFromNow();
   await t.admin.post(`/_emulator/accounts/${account.id}/webhook`, { url: rx.url });
   const { id } = (await t.as(account.key).post('/v1/tasks', socialNote(), { 'X-Emulator-Scenario': 'instant' })).body;
   await t.admin.post('/_emulator/clock/advance', { seconds: 0 });
@@ -40,7 +57,7 @@ it('verifies, fails the first N attempts as told, accepts, and marks a resend as
   const [delivery] = (await t.admin.get(`/_emulator/webhooks/deliveries?task_id=${id}`)).body.data;
   expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
   await t.admin.post(`/_emulator/webhooks/deliveries/${delivery.id}/resend`);
-  expect(rx.lines()).toEqual([
+  expect(lines()).toEqual([
     `failing ${delivery.id} task.succeeded ${id} attempt 1 (told to fail the first 2)`,
     `failing ${delivery.id} task.succeeded ${id} attempt 2 (told to fail the first 2)`,
     `accepted ${delivery.id} task.succeeded ${id} attempt 3`,
@@ -49,7 +66,7 @@ it('verifies, fails the first N attempts as told, accepts, and marks a resend as
 });
 
 it('rejects a callback whose signature does not verify, with 401', async () => {
-  const rx = await receiver(['--secret', 'whsec_ZGVtby1zZWNyZXQtZm9yLXN2Yy1lbXVsYXRvcg==']);
+  const lines = linesFromNow();
   const res = await fetch(rx.url, {
     method: 'POST',
     headers: {
@@ -60,11 +77,11 @@ it('rejects a callback whose signature does not verify, with 401', async () => {
     body: '{"type":"task.succeeded"}',
   });
   expect(res.status).toBe(401);
-  expect(rx.lines()).toEqual([expect.stringMatching(/^rejected msg_forged - - /)]);
+  // Printed before the answer went out.
+  expect(lines()).toEqual([expect.stringMatching(/^rejected msg_forged - - /)]);
 });
 
-it('exits 2 without a whsec_ secret', async () => {
-  const proc = spawn(process.execPath, [BIN, 'receive', '--port', '0'], { stdio: 'pipe' });
-  child = proc;
-  expect(await new Promise((resolve) => proc.once('exit', resolve))).toBe(2);
+it('refuses to start without a whsec_ secret: a usage error (one line, exit 2: test/cli/options.test.ts runs those through the command)', () => {
+  expect(() => parseReceiveOptions(['--port', '0'], {})).toThrow(UsageError);
+  expect(() => parseReceiveOptions(['--port', '0'], {})).toThrow('svc-emulator receive: --secret whsec_... is required (or SVC_EMULATOR_WEBHOOK_SECRET)');
 });

@@ -1,15 +1,18 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { parseStartOptions } from '../../src/cli/start-options.ts';
 import { admin, killAll, startCli } from '../support/cli.ts';
 import type { CliEmulator } from '../support/cli.ts';
+import { createEmulator } from '../../src/index.ts';
 
 // `start --scenarios DIR|FILE` adds the user's scenarios to the built-in library (issue 17, item 2): a name in
-// use replaces the built-in one with a warning, a missing path is one line and exit 2.
+// use replaces the built-in one with a warning, a missing path is one line and exit 2. One command started with a
+// folder serves the file (a reset takes it back to its start-up library); the option reaches the emulator as it
+// was given (src/cli/start.ts), so a single file is shown in-process.
 
 const SHIPPED = new URL('../../scenarios/', import.meta.url).pathname;
 
@@ -22,10 +25,13 @@ for (const name of (await readdir(SHIPPED)).filter((n) => /\.(ya?ml|json)$/.test
 const MINE = ['scenarios:', '  - name: timeout', '    queue_seconds: 7', '    outcome: succeeded', '  - name: mine', '    outcome: succeeded', ''].join('\n');
 
 let dir: string;
-beforeEach(async () => {
+let cli: CliEmulator;
+beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-cli-scenarios-'));
+  await writeFile(join(dir, 'mine.yaml'), MINE);
+  cli = await startCli(['--memory', '--scenarios', dir]);
 });
-afterEach(async () => {
+afterAll(async () => {
   killAll();
   await rm(dir, { recursive: true, force: true });
 });
@@ -52,8 +58,6 @@ function refusedStart(args: string[], env: Record<string, string> = {}): string 
 it('adds the scenarios of a folder to the built-in ones, and warns of the one that replaces a built-in', async () => {
   expect(BUILT_IN).toEqual(expect.arrayContaining(['default', 'timeout', 'instant']));
   expect(BUILT_IN.some((name) => name.startsWith('text-'))).toBe(true);
-  await writeFile(join(dir, 'mine.yaml'), MINE);
-  const cli = await startCli(['--memory', '--scenarios', dir]);
   // On standard error, which the test reads apart from the banner.
   await cli.printed(/replaces the built-in one/);
   // One line, after the log's time of day (HH:MM:SS.mmm).
@@ -65,15 +69,22 @@ it('adds the scenarios of a folder to the built-in ones, and warns of the one th
 });
 
 it('takes a single scenario file, and only that file', async () => {
-  await writeFile(join(dir, 'mine.yaml'), MINE);
-  await writeFile(join(dir, 'other.yaml'), ['scenarios:', '  - name: other', '    outcome: succeeded', ''].join('\n'));
-  const cli = await startCli(['--memory', '--scenarios', join(dir, 'mine.yaml')]);
-  expect(await names(cli)).toEqual(['timeout', 'mine', ...BUILT_IN.filter((name) => name !== 'timeout')]);
+  const folder = join(dir, 'single');
+  await mkdir(folder);
+  await writeFile(join(folder, 'mine.yaml'), MINE);
+  await writeFile(join(folder, 'other.yaml'), ['scenarios:', '  - name: other', '    outcome: succeeded', ''].join('\n'));
+  const { scenariosDir } = parseStartOptions(['--memory', '--scenarios', join(folder, 'mine.yaml')], {});
+  const emulator = await createEmulator({ clock: 'manual', adminToken: 'a', log: () => undefined, ...(scenariosDir ? { scenariosDir } : {}) });
+  try {
+    const base = await emulator.listen(0);
+    const listed = ((await (await fetch(`${base}/_emulator/scenarios`, { headers: { Authorization: 'Bearer a' } })).json()) as { data: Listed[] }).data;
+    expect(listed.map((s) => s.name)).toEqual(['timeout', 'mine', ...BUILT_IN.filter((name) => name !== 'timeout')]);
+  } finally {
+    await emulator.close();
+  }
 });
 
 it('keeps run-time loads working, and a reset goes back to the start-up library: built-ins and the folder', async () => {
-  await writeFile(join(dir, 'mine.yaml'), MINE);
-  const cli = await startCli(['--memory', '--scenarios', dir]);
   const startUp = await scenarios(cli);
   const loaded = await admin(cli, 'POST', '/_emulator/scenarios', { scenarios: [{ name: 'mine', queue_seconds: 99, outcome: 'succeeded' }, { name: 'instant', queue_seconds: 5, outcome: 'succeeded' }] });
   expect(loaded.status).toBe(201);

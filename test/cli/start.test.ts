@@ -8,15 +8,16 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { parseStartOptions } from '../../src/cli/start-options.ts';
+import { CHECKOUT_BIN, cliBin } from '../support/cli-build.ts';
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const running: ChildProcess[] = [];
 afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL');
 });
 
-function run(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+/** `svc-emulator ARGS`: the checkout's command as the tests lay it out (test/support/cli-build.ts), or `bin`. */
+function run(args: string[], env: Record<string, string> = {}, bin = cliBin()): ChildProcess {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
   running.push(child);
   return child;
 }
@@ -41,9 +42,8 @@ const exitOf = (child: ChildProcess): Promise<number | null> =>
 it('starts, prints the address, demo account, demo key and admin token, serves, and stops on SIGTERM', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
   try {
-    const child = run(['start', '--port', '0', '--db', join(dir, 'db.json'), '--clock', 'manual'], {
-      SVC_EMULATOR_ADMIN_TOKEN: 'cli-admin',
-    });
+    // The checkout's own bin/svc-emulator.js, through tsx, as `npm start` in a clone runs it.
+    const child = run(['start', '--port', '0', '--db', join(dir, 'db.json'), '--clock', 'manual'], { SVC_EMULATOR_ADMIN_TOKEN: 'cli-admin' }, CHECKOUT_BIN);
     const out = await waitFor(child, /admin token/);
     const base = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
     expect(base).toBeDefined();

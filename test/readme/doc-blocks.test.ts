@@ -6,15 +6,22 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliBin } from '../support/cli-build.ts';
 import { required } from '../support/required-tools.ts';
 import { blocksOf, docPages, ROOT, type Block } from './doc-blocks.ts';
 
 // Every shell block of the README and docs/, run as a user's script runs it: saved to a file and run with
 // `bash -e -o pipefail` (a CI step's shell), non-interactive, in a scratch folder that stands for a clone (its
-// node_modules/.bin has `svc-emulator`, so `npx svc-emulator` is the real npx resolving this checkout's command).
+// node_modules/.bin has `svc-emulator`, and `npx` any other command there).
 // Only the ports change: each 4xxx address or --port gets a free one, and a start that names no port gets it from
 // SVC_EMULATOR_PORT. A block passes when it exits 0, prints its output block's lines in order, and leaves nothing
 // running: every port it used is closed again and no process it started is left.
+//
+// `npx svc-emulator ARGS` runs this checkout's command, `node bin/svc-emulator.js ARGS` as npx ends up running it,
+// laid out as the other CLI tests run it (test/support/cli-build.ts), through an `npx` first on the blocks' PATH
+// that hands every other command to the real npx. The blocks call the command some 25 times: npm's own start, and
+// tsx's loading of src/, were each about half the CPU time of a call. The real `npx svc-emulator` in a clone, from
+// npx's lookup of the command to the emulator leaving when the script kills npx, is test/cli/launcher.test.ts's.
 
 const has = (tool: string): boolean => {
   try {
@@ -105,6 +112,25 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
+/** A folder holding the `npx` put first on the blocks' PATH (see the header): made once, for every block. */
+let shim: Promise<string> | null = null;
+const npxShim = (): Promise<string> =>
+  (shim ??= (async () => {
+    const real = execFileSync('sh', ['-c', 'command -v npx'], { encoding: 'utf8' }).trim();
+    const dir = await mkdtemp(join(tmpdir(), 'svc-doc-npx-'));
+    dirs.push(dir);
+    const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+    const script = [
+      '#!/bin/sh',
+      '# npx svc-emulator ARGS: the checkout\'s command, as npx runs it; anything else: the real npx.',
+      `if [ "$1" = svc-emulator ]; then shift; exec ${quote(process.execPath)} ${quote(cliBin())} "$@"; fi`,
+      `exec ${quote(real)} "$@"`,
+      '',
+    ].join('\n');
+    await writeFile(join(dir, 'npx'), script, { mode: 0o755 });
+    return dir;
+  })());
+
 const taken = new Set<number>([4010, 4011, 4012, 4020]);
 
 interface Outcome {
@@ -143,7 +169,12 @@ async function run(block: Block): Promise<Outcome> {
     cwd: dir,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SVC_EMULATOR_PORT: String(ports.get('4010')), SVC_DOC_BLOCK: mark.slice('SVC_DOC_BLOCK='.length) },
+    env: {
+      ...process.env,
+      PATH: `${await npxShim()}:${process.env['PATH'] ?? ''}`,
+      SVC_EMULATOR_PORT: String(ports.get('4010')),
+      SVC_DOC_BLOCK: mark.slice('SVC_DOC_BLOCK='.length),
+    },
   });
   let stdout = '';
   let stderr = '';

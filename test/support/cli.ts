@@ -4,11 +4,11 @@ import { request } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
+import { cliBin } from './cli-build.ts';
 
 // The real `svc-emulator start` in a child process, for the tests of what only a process has: signals, exit
 // codes and the listening server's limits. Nothing here sleeps: every wait is for an event of the child or a socket.
-
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
+// The command is the checkout's, laid out as the installed package runs it (test/support/cli-build.ts).
 export const ADMIN = 'cli-admin';
 export const DEMO_KEY = 'sk-emulator-demo';
 
@@ -33,7 +33,7 @@ export function killAll(): void {
 
 /** Starts `svc-emulator start --port 0 --admin-token cli-admin ...args` and resolves once it listens. */
 export async function startCli(args: string[]): Promise<CliEmulator> {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--admin-token', ADMIN, '--log-level', 'warn', ...args], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [cliBin(), 'start', '--port', '0', '--admin-token', ADMIN, '--log-level', 'warn', ...args], { stdio: 'pipe' });
   running.push(child);
   let text = '';
   const watchers = new Set<() => void>();
@@ -190,7 +190,7 @@ export async function rawConnection(cli: CliEmulator): Promise<RawConnection> {
 export function runCli(args: string[], env?: Record<string, string>): Promise<{ code: number; output: string; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const inherited = env === undefined ? process.env : Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_EMULATOR_') || name === 'SVC_EMULATOR_CACHE_DIR'));
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe', env: { ...inherited, ...env } });
+    const child = spawn(process.execPath, [cliBin(), ...args], { stdio: 'pipe', env: { ...inherited, ...env } });
     running.push(child);
     let [output, stdout, stderr] = ['', '', ''];
     child.stdout.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stdout += chunk.toString())));

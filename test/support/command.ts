@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { busier } from './busy.ts';
+import { cliBin } from './cli-build.ts';
 
-const BIN = new URL('../../bin/svc-emulator.js', import.meta.url).pathname;
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 export interface CommandRun {
@@ -11,8 +11,11 @@ export interface CommandRun {
   stderr: string;
 }
 
-/** `svc-emulator ARGS` started from the project's root, its output piped, for a test that watches it run. */
-export const spawnCommand = (args: string[]): ChildProcessWithoutNullStreams => spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
+/**
+ * `svc-emulator ARGS` started from the project's root, its output piped, for a test that watches it run. The
+ * command is the checkout's, laid out as the installed package runs it (test/support/cli-build.ts).
+ */
+export const spawnCommand = (args: string[]): ChildProcessWithoutNullStreams => spawn(process.execPath, [cliBin(), ...args], { cwd: ROOT, stdio: 'pipe' });
 
 /**
  * `svc-emulator ARGS` to its end, with what it printed. A run still going after `killAfterMs` (times `busier` on a

@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { required } from '../support/required-tools.ts';
+import { CHROMIUM, fileBrowser, HAS_CHROMIUM } from '../support/browser-chromium.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import { failFirst, startReceiver } from '../support/receiver.ts';
@@ -17,11 +15,10 @@ import type { Answer, Receiver } from '../support/receiver.ts';
 
 // The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
 // through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
-// machine (CI installs chromium in .ci/run). Each saves screenshots to test-results/, and to docs/ (the README's)
-// when UPDATE_SCREENSHOTS=1.
+// machine (CI installs chromium in .ci/run). One chromium serves the file, each test in a context of its own
+// (test/support/browser-chromium.ts). Each saves screenshots to test-results/, and to docs/ (the README's) when
+// UPDATE_SCREENSHOTS=1.
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.warn(`test/ui/dashboard.test.ts: skipping the browser tests: ${CHROMIUM} is missing (apt-get install chromium).`);
 }
@@ -38,6 +35,8 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+const browser = fileBrowser();
+afterAll(() => browser.close());
 
 async function testEmulator(options: EmulatorOptions = {}) {
   const t = await startEmulator(options);
@@ -162,7 +161,7 @@ interface World {
   page: Page;
   /** Page errors and console errors: none may happen. */
   problems: string[];
-  /** Every GET the page made of the control API, with its answer. */
+  /** Every GET the page made of the control API, with its answer (kept only when asked for: `watchReads`). */
   reads: Read[];
   post(path: string, body: unknown, headers?: Record<string, string>, token?: string): Promise<Record<string, unknown>>;
   /** A social-notes task of the demo account (instant unless a scenario is named); resolves with its id. */
@@ -172,7 +171,7 @@ interface World {
 }
 
 /** An emulator on a manual clock whose demo account calls back `answer`, and chromium on its dashboard, signed out. */
-async function openWorld(answer?: Answer, options: { recordContent?: boolean } = {}): Promise<World> {
+async function openWorld(answer?: Answer, options: { recordContent?: boolean } = {}, watchReads = false): Promise<World> {
   const receiver = await startReceiver(answer);
   cleanups.push(() => receiver.close());
   const { emulator } = await testEmulator({ allowInsecureWebhooks: true, ...options });
@@ -190,29 +189,12 @@ async function openWorld(answer?: Answer, options: { recordContent?: boolean } =
     (await (await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as Awaited<ReturnType<World['admin']>>;
   await post('/_emulator/accounts/acct_demo/webhook', { url: receiver.url });
 
-  const userDataDir = await mkdtemp(join(tmpdir(), 'svc-ui-chromium-'));
-  cleanups.push(() => rm(userDataDir, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
+  const context = await browser.context();
   cleanups.push(() => context.close());
-  context.setDefaultTimeout(10_000);
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await context.newPage();
   const problems: string[] = [];
   const reads: Read[] = [];
-  watch(page, problems, reads);
+  watch(page, problems, watchReads ? reads : null);
   return {
     base,
     emulator,
@@ -229,11 +211,13 @@ async function openWorld(answer?: Answer, options: { recordContent?: boolean } =
   };
 }
 
-function watch(page: Page, problems: string[], reads: Read[]): void {
+/** Collects the page's errors, and with `reads` its control API reads (each answer's body fetched from chromium). */
+function watch(page: Page, problems: string[], reads: Read[] | null): void {
   page.on('pageerror', (error) => problems.push(String(error)));
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
   });
+  if (!reads) return;
   page.on('response', (res) => {
     const url = new URL(res.url());
     if (res.request().method() !== 'GET' || !url.pathname.startsWith('/_emulator/') || url.pathname.startsWith('/_emulator/ui')) return;
@@ -275,7 +259,7 @@ const recordsTable = (page: Page) => page.getByRole('table', { name: /^Call reco
 it.skipIf(!HAS_CHROMIUM)(
   'keeps the clock and the last action in a sticky header, pages the tasks, and polls only what changed',
   async () => {
-    const w = await openWorld();
+    const w = await openWorld(undefined, {}, true);
     const { page } = w;
     const first = await w.submit('n1', 'default');
 

@@ -1,33 +1,27 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
 import { required } from '../support/required-tools.ts';
+import { CHROMIUM, fileBrowser, HAS_CHROMIUM } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium (as test/ui/dashboard.test.ts does): the rules in force with
 // their counts, the form for the common ones, removing one, clearing all; and an injected reset in the records.
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) console.warn(`test/ui/faults-panel.test.ts: skipping the browser test: ${CHROMIUM} is missing (apt-get install chromium).`);
 
 let emulator: Emulator;
 let base: string;
 let context: BrowserContext | null = null;
-let userDataDir = '';
+const browser = fileBrowser();
 beforeAll(async () => {
   ({ emulator } = await startEmulator());
   base = await emulator.listen(0);
 });
 afterAll(async () => {
   await context?.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  await browser.close();
   await emulator.close();
 });
 
@@ -43,15 +37,8 @@ it('serves the panel’s script with the dashboard’s other files', async () =>
 });
 
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  userDataDir = await mkdtemp(join(tmpdir(), 'svc-ui-faults-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  context.setDefaultTimeout(10_000);
-  const page = context.pages()[0] ?? (await context.newPage());
+  context = await browser.context();
+  const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(String(error)));
   page.on('console', (message) => {

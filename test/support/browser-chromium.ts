@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
+
+// Debian's chromium driven through playwright-core, for the dashboard's browser tests. One chromium serves a test
+// file (a launch is seconds of CPU); each test has a context of its own: its own cookies, storage and
+// permissions, as a fresh profile would give it, so no test sees another's sign-in or state.
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface FileBrowser {
+  /** A new context (and its first page) in the file's chromium, launched on first use. */
+  context(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** Closes the file's chromium, if it was launched (afterAll). */
+  close(): Promise<void>;
+}
+
+/** The chromium of one test file: call once at its top, and close it in its afterAll. */
+export function fileBrowser(): FileBrowser {
+  let launched: Promise<Browser> | null = null;
+  return {
+    async context(options = {}) {
+      launched ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+      const context = await (await launched).newContext({ viewport: { width: 1280, height: 900 }, ...options });
+      context.setDefaultTimeout(10_000);
+      return context;
+    },
+    async close() {
+      const browser = launched;
+      launched = null;
+      await (await browser?.catch(() => null))?.close();
+    },
+  };
+}
