@@ -62,7 +62,7 @@ async function checkRestarted(cli: CliEmulator, seen: Seen): Promise<void> {
   );
 }
 
-it(`shows no task after a kill -9 behind what a read showed before it (${ROUNDS} rounds, seed ${SEED})`, { timeout: 40_000 }, async () => {
+it(`shows no task after a kill -9 behind what a read showed before it (${ROUNDS} rounds, seed ${SEED})`, async () => {
   onTestFailed(() => console.error(`dirty-read: run again with CRASH_SEED=${SEED}`));
   const rng = prng(SEED);
   let cli = await startOn(ws.db);

@@ -12,6 +12,7 @@ import { checkLedger, tasksOf } from './invariants.ts';
 import { runLoad } from './load.ts';
 import type { ScenarioDoc } from './plans.ts';
 import { nextWrite, walStage } from './wal.ts';
+import { busier } from '../support/busy.ts';
 
 /**
  * kill -9 under load: the real CLI on a SQLite store, killed at a random moment while parallel clients submit,
@@ -137,7 +138,7 @@ async function checkAfterResetKill(
   return { summary: `the reset was kept${resetAcknowledged ? ' (it was answered)' : ' (it was not answered)'}: a fresh store`, cli };
 }
 
-it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first as the write-ahead log is checkpointed under load, the last inside a reset, and an answered reset kept (seed ${SEED})`, { timeout: 60_000 }, async () => {
+it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the first as the write-ahead log is checkpointed under load, the last inside a reset, and an answered reset kept (seed ${SEED})`, { timeout: 120_000 * busier }, async () => {
   onTestFailed(() => console.error(`kill9: run again with CRASH_SEED=${SEED}`));
   const rng = prng(SEED);
   let cli = await start();

@@ -119,7 +119,7 @@ it('answers a message with system text blocks, an image block, temperature and t
   expect(['end_turn', 'max_tokens']).toContain(answer.stop_reason);
 });
 
-it('fails a callback whose receiver has not answered after 10 s, the default timeout, and schedules the retry', { timeout: 30_000 }, async () => {
+it('fails a callback whose receiver has not answered after 10 s, the default timeout, and schedules the retry', async () => {
   const receiver = createServer((req) => req.resume());
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   try {
