@@ -36,7 +36,6 @@ import {
   uiRoutes,
   unrouted,
   uploadRoutes,
-  withoutClientLog,
 } from './http/index.ts';
 import type { AppDeps } from './http/index.ts';
 
@@ -57,7 +56,7 @@ export function createApp(deps: AppDeps): Express {
   // `faults` section can show in one run what the two cost while no rule is loaded.
   const withoutFaults = process.env['SVC_EMULATOR_BENCH_WITHOUT_FAULTS'] === '1';
   // The request's id first; when its answer ends, its call record (/v1) and its log line.
-  app.use(requestIds(deps, answerEnded(withoutFaults ? withoutClientLog(deps) : deps)));
+  app.use(requestIds(deps, answerEnded(deps, { clientLog: !withoutFaults })));
 
   // A request no route takes: 405 with Allow on a path the documents name (their methods are the path's), else 404.
   const noRoute = unrouted(documentedMethods([deps.contract.documents.service, deps.contract.documents.admin]));

@@ -11,7 +11,7 @@ import { contextOf } from './request-context.ts';
  */
 export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
   return (req, res, next) => {
-    const key = bearerOf(req) ?? (req.path.startsWith('/messages') ? req.get('x-api-key') : undefined);
+    const key = keySent(req);
     const stored = key ? db.keys.get(key) : undefined;
     const account = stored ? db.accounts.get(stored.account_id) : undefined;
     if (!key || !stored || !account) {
@@ -31,6 +31,13 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** The token of `Authorization: Bearer <token>` (API key or admin token), if the request sends one. */
 export const bearerOf = (req: Request): string | undefined => BEARER.exec(req.headers.authorization ?? '')?.[1];
+
+/**
+ * The API key a /v1 request sends, known or not: its bearer token, or `x-api-key` on the Messages endpoint (what
+ * authentication checks, and what the client log notes of a refused request too).
+ */
+export const keySent = (req: Request): string | undefined =>
+  bearerOf(req) ?? (req.originalUrl.startsWith('/v1/messages') ? req.get('x-api-key') : undefined);
 
 /** The account of an authenticated request (past `apiKeyAuth`). */
 export const accountOf = (res: Response): StoredAccount => contextOf(res).account as StoredAccount;

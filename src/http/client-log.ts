@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import { bodyDigest } from '../verdict/index.ts';
-import type { ClientLogStore } from '../verdict/index.ts';
-import { bearerOf } from './api-key.ts';
+import { keySent } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf } from './json-body.ts';
 import { contextOf } from './request-context.ts';
@@ -14,7 +13,6 @@ import { contextOf } from './request-context.ts';
  * store of this run: a reset starts a new log.
  */
 export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: Response): void {
-  if (deps.clientLog === UNLOGGED) return;
   const context = contextOf(res);
   const start = context.callStart;
   if (!start || deps.db.store.epoch !== start.epoch) return;
@@ -28,7 +26,7 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
   deps.clientLog.request({
     requestId: context.requestId,
     atMs: context.startedWall,
-    key: keyAsSent(res),
+    key: keySent(res.req) ?? null,
     account: context.account?.id ?? null,
     method: req.method,
     path: query === -1 ? url : url.slice(0, query),
@@ -42,25 +40,3 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
   });
 }
 
-/** The key as `apiKeyAuth` reads it, known or not: a bearer token, or `x-api-key` on the Messages endpoint. */
-function keyAsSent(res: Response): string | null {
-  const { req } = res;
-  const header = req.headers['x-api-key'];
-  return bearerOf(req) ?? (typeof header === 'string' && req.originalUrl.startsWith('/v1/messages') ? header : null);
-}
-
-/** A client log that takes nothing; `noteClientRequest` returns at once for it. */
-const UNLOGGED: ClientLogStore = {
-  request: () => undefined,
-  callback: () => undefined,
-  select: () => ({ requests: [], callbacks: [] }),
-  clear: () => undefined,
-};
-
-/**
- * Internal, for bench/ only (app.ts's SVC_EMULATOR_BENCH_WITHOUT_FAULTS): the deps of `answerEnded` with the
- * client-log feed left out, the request path as it was before the verdict.
- */
-export function withoutClientLog<T extends Pick<AppDeps, 'clientLog'>>(deps: T): T {
-  return { ...deps, clientLog: UNLOGGED };
-}

@@ -20,6 +20,5 @@ export { errorHandler, notFound, unrouted } from './error-handler.ts';
 export type { AppDeps, AppConfig } from './context.ts';
 export { requestSigning, rateLimit, modelPermission } from './key-checks.ts';
 export { answerEnded } from './request-log.ts';
-export { withoutClientLog } from './client-log.ts';
 export { documentedMethods, exceptOptions, optionsTo, ROUTING, series } from './routing.ts';
 export type { AllowedMethods } from './routing.ts';

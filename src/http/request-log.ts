@@ -12,11 +12,11 @@ import { latencyOf, requestIdOf } from './request-id.ts';
  * request-id.ts gives every request): a /v1 request's call record is written and the request noted in the client
  * log, then the request's log line.
  */
-export function answerEnded(deps: Pick<AppDeps, 'clock' | 'db' | 'logger' | 'clientLog'>): (this: Response) => void {
+export function answerEnded(deps: Pick<AppDeps, 'clock' | 'db' | 'logger' | 'clientLog'>, options: { clientLog: boolean } = { clientLog: true }): (this: Response) => void {
   const { logger } = deps;
   return function (this: Response): void {
     endCall(deps, this);
-    noteClientRequest(deps, this);
+    if (options.clientLog) noteClientRequest(deps, this);
     if (logger) requestLog(deps, logger, this);
   };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 // Debian's chromium driven through playwright-core, for the dashboard's browser tests. One chromium serves a test
 // file (a launch is seconds of CPU); each test has a context of its own: its own cookies, storage and
@@ -34,4 +34,22 @@ export function fileBrowser(): FileBrowser {
       await (await browser?.catch(() => null))?.close();
     },
   };
+}
+
+/**
+ * A page of `context` on the dashboard at `base`, signed in with `adminToken`, and the page's errors as they come
+ * (an uncaught exception or a console error): a panel test ends by expecting none.
+ */
+export async function signedInPage(context: BrowserContext, base: string, adminToken: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  await page.goto(`${base}/_emulator/ui`);
+  await page.getByLabel('Admin token').fill(adminToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+  return { page, problems };
 }

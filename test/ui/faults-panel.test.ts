@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
 import { required } from '../support/required-tools.ts';
-import { CHROMIUM, fileBrowser, HAS_CHROMIUM } from '../support/browser-chromium.ts';
+import { CHROMIUM, fileBrowser, HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium (as test/ui/dashboard.test.ts does): the rules in force with
 // their counts, the form for the common ones, removing one, clearing all; and an injected reset in the records.
@@ -38,17 +38,7 @@ it('serves the panel’s script with the dashboard’s other files', async () =>
 
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
   context = await browser.context();
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  await page.goto(`${base}/_emulator/ui`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
-  return { page, problems };
+  return signedInPage(context, base, ADMIN_TOKEN);
 }
 
 const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.ts';
 import { required } from '../support/required-tools.ts';
-import { CHROMIUM, fileBrowser, HAS_CHROMIUM } from '../support/browser-chromium.ts';
+import { CHROMIUM, fileBrowser, HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
 import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
 
@@ -39,17 +39,7 @@ it('serves the panel’s script with the dashboard’s other files', async () =>
 
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
   context = await browser.context();
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  await page.goto(`${world.base}/_emulator/ui`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
-  return { page, problems };
+  return signedInPage(context, world.base, ADMIN_TOKEN);
 }
 
 it.skipIf(!HAS_CHROMIUM)(
