@@ -59,8 +59,11 @@ export function checkListing(pages: readonly ListPageObservation[], reads: Reado
 }
 
 /**
- * Known tasks created before the walk began (a second for whole-second times), strictly between two creation
- * times and of the filtered model, that no page of the walk held: each had a place in it.
+ * Known tasks that the client had seen (its first read of the task answered) before the walk's first page went out,
+ * created strictly between two creation times and of the filtered model, that no page of the walk held: each had
+ * a place in it. "Before the walk" is judged on the client's clock, not from `created_at`: the server's clock may be
+ * another (an emulator's virtual clock stalls or jumps; a real service's drifts), and a task submitted after the walk
+ * carries no place in it.
  */
 function missing(
   reads: ReadonlyMap<string, readonly TaskRead[]>,
@@ -75,7 +78,7 @@ function missing(
   for (const [id, taskReads] of reads) {
     const known = taskReads[0];
     const created = known ? timeMs(known.view.createdAt) : null;
-    if (!known || created === null || seen.has(id) || created + 1000 > span.began) continue;
+    if (!known || created === null || seen.has(id) || known.obs.receivedMs > span.began) continue;
     if (created < upper && created > lower && (span.model === undefined || known.view.model === span.model)) {
       found.push({ check: C.noGap.id, message: `task ${id} (created ${String(known.view.createdAt)}, ${named(known.obs)}) is missing ${where}`, requestIds: idsOf(...pages, known.obs) });
     }

@@ -44,3 +44,11 @@ it('accepts an item that moved forward since a GET', () => {
   };
   expect(checkHistory(history, CONTEXT)).toEqual([]);
 });
+
+// "Before the walk" is the client's: a server clock that stalls (an emulator's manual clock) or lags stamps a task
+// submitted after the walk with a created_at older than the walk's items, and that task had no place in it.
+it('accepts a task submitted after the walk whose created_at the server dated before the walk', () => {
+  const history: History = { tasks: [read('get', 'req_late', 70, nth(1))], pages: [page1([nth(5), nth(4)]), page2('req_p2', [nth(3)])] };
+  expect(checkHistory(history, CONTEXT)).toEqual([]);
+});
+
