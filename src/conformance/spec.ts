@@ -30,7 +30,12 @@ export interface ResponseContract {
  * Compiles the answers of openapi/service.yaml with ajv (a runtime dependency, so the suite ships without dev
  * tools): status documented, content type documented, required headers present and valid, body valid.
  */
+// One per process, as createContract's: the document is fixed, the validators keep no state between calls.
+let memo: ResponseContract | undefined;
 export function loadResponseContract(): ResponseContract {
+  return (memo ??= buildResponseContract());
+}
+function buildResponseContract(): ResponseContract {
   const doc = loadDocument('service');
   const ajv: Ajv2020 = createAjv({ service: doc });
   const compile = (schema: unknown): ValidateFunction =>

@@ -49,7 +49,13 @@ export interface Contract {
   submission(body: Record<string, unknown>, options?: { liftAddressPolicy?: boolean }): TaskSubmission;
 }
 
+// One per process: the documents ship with the code and never change while it runs, the validators keep no state
+// between calls, and compiling them again for every emulator a process starts (tests start hundreds) costs seconds.
+let contractMemo: Contract | undefined;
 export function createContract(): Contract {
+  return (contractMemo ??= buildContract());
+}
+function buildContract(): Contract {
   const documents = { service: loadDocument('service'), admin: loadDocument('admin') };
   // Task inputs get their defaults from normalization (only where a field applies), so the service document's
   // validators must not add any; the control API's bodies (scenarios) take their defaults from the document.
