@@ -13,6 +13,7 @@ import { runCommand } from '../support/command.ts';
 import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
 import { startBlackHole } from '../support/receiver.ts';
+import { conformanceInProcess } from '../support/shared-in-process.ts';
 
 // `svc-emulator conformance` as a newcomer runs it: the real CLI spawned against an emulator that listens, its
 // exit code and every line it prints.
@@ -75,11 +76,18 @@ async function account(base: string, id: string): Promise<{ available: string; f
 }
 
 describe('with the control API, the suite funds its own account', () => {
-  it('runs every check without --budget and skips none, spending nothing of the given key', async () => {
+  // One run of the whole suite through the CLI serves both: the command's exit 0 with JUnit and JSON against the
+  // plain emulator (the control of deviations.test.ts's 'exits 1 against a deviating server'), and the account.
+  it('runs every check without --budget and skips none, spending nothing of the given key; exits 0 against the plain emulator, JUnit and JSON saying so', async () => {
     const json = join(dir, 'self-funded.json');
-    const run = await conformance(['--base-url', lenientUrl, '--api-key', DEMO_KEY, '--admin-url', lenientUrl, '--admin-token', ADMIN, '--fail-on-skip', '--json', json]);
+    const junit = join(dir, 'self-funded.xml');
+    const run = await conformance(['--base-url', lenientUrl, '--api-key', DEMO_KEY, '--admin-url', lenientUrl, '--admin-token', ADMIN, '--fail-on-skip', '--json', json, '--junit', junit]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toBe('');
+    expect(run.stdout).not.toMatch(/^FAIL /m);
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).not.toContain('<failure');
+    expect(xml.match(/<testcase /g)).toHaveLength(ALL_CHECKS.length + BEHAVIOUR_CHECKS.length);
     const lines = run.stdout.trimEnd().split('\n');
 
     const first = /^running as (acct_[a-z0-9]+), a fresh account the control API funded with 100000\.000 points: no budget applies \(--api-key is for real deployments and not used here\)$/.exec(lines[0] ?? '');
@@ -104,12 +112,11 @@ describe('with the control API, the suite funds its own account', () => {
 describe('--fail-on-skip', () => {
   it('exits 1 when a check was skipped, listing it; without the flag the same run exits 0', async () => {
     const args = ['--base-url', strictUrl, '--admin-url', strictUrl, '--admin-token', ADMIN, '--only', 'callbacks.terminal.signed-once'];
-    const [plain, failing, budget] = await Promise.all([
-      conformance(args),
-      conformance([...args, '--fail-on-skip']),
-      // Without the control API, the default budget of real points skips the dearest checks.
-      conformance(['--base-url', strictUrl, '--api-key', DEMO_KEY, '--only', 'billing.freeze.*', '--fail-on-skip']),
-    ]);
+    // The failing run through the process; beside it, the same command's own code in this process (what it prints
+    // and the exit code it hands to process.exit): the run without the flag, then one on a budget.
+    const [plain, failing] = await Promise.all([conformanceInProcess(args), conformance([...args, '--fail-on-skip'])]);
+    // Without the control API, the default budget of real points skips the dearest checks.
+    const budget = await conformanceInProcess(['--base-url', strictUrl, '--api-key', DEMO_KEY, '--only', 'billing.freeze.*', '--fail-on-skip']);
     const reason = /^skip callbacks\.terminal\.signed-once \(the deployment refuses the receiver's address http:\/\/127\.0\.0\.1:\d+\/ \(callback addresses must be https and not internal, as the reference says\); give a public https --webhook-url, or start the emulator with --allow-insecure-webhooks\)$/m;
 
     expect(plain.code, plain.stdout + plain.stderr).toBe(0);

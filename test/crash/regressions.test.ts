@@ -1,6 +1,4 @@
-import { createServer, request } from 'node:http';
-import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { cpSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,14 +9,15 @@ import { createEmulator } from '../../src/index.ts';
 import type { Emulator, EmulatorOptions } from '../../src/index.ts';
 import type { StateDocument } from '../../src/state/index.ts';
 import { stateOnDisk } from '../support/state.ts';
-import { ADMIN, adminOf, clientOf, DEMO_KEY, eventually, expectStatus, kill9, killAll, startOn } from './emulator-process.ts';
-import type { CliEmulator } from './emulator-process.ts';
+import { ADMIN, clientOf, DEMO_KEY, eventually, expectStatus } from './emulator-process.ts';
 
 /**
  * What the kill -9 suites (kill9.test.ts, dirty-read.test.ts) found, each case made deterministic: a kill at the
- * one instant that matters, or a copy of the store's files (the SQLite file with its `-wal` and `-shm`) taken at
- * that instant: what a kill then would leave. Fixed bugs are plain tests; a bug still open is `it.fails`: it passes
- * while the bug is there and fails once it is fixed (then make it a plain `it`).
+ * one instant that matters, as a copy of the store's files (the SQLite file with its `-wal` and `-shm`) taken at
+ * that instant: what a kill then would leave, and the start after it an emulator on that copy. The emulator runs in
+ * this process (a real process killed with SIGKILL and started again is what kill9.test.ts and dirty-read.test.ts
+ * do, round after round). Fixed bugs are plain tests; a bug still open is `it.fails`: it passes while the bug is
+ * there and fails once it is fixed (then make it a plain `it`).
  */
 
 let dir: string;
@@ -28,7 +27,6 @@ beforeEach(async () => {
   db = join(dir, 'store.db');
 });
 afterEach(async () => {
-  killAll();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -52,16 +50,37 @@ async function inProcess(options: Partial<EmulatorOptions> = {}): Promise<{ emul
   return { emulator, base: await emulator.listen(0, '127.0.0.1') };
 }
 
+/**
+ * A kill -9 of the emulator in this process at this instant, and the start after it: the store's files copied as
+ * the kill would leave them (crashCopy), what the kill cut short ended (`cut`), the emulator left behind closed, and
+ * a new one started on the copy with the options of the kill -9 suites' CLI (startOn).
+ */
+async function killAndRestart(
+  left: Emulator,
+  options: Partial<EmulatorOptions> = {},
+  cut: () => Promise<unknown> = () => Promise.resolve(),
+): Promise<{ emulator: Emulator; base: string; crash: CrashCopy }> {
+  const crash = await crashCopy();
+  crash.take();
+  await cut();
+  await left.close();
+  const emulator = await createEmulator({ db: crash.path, clock: 'manual', adminToken: ADMIN, allowInsecureWebhooks: true, log: () => undefined, ...asStartOn, ...options });
+  return { emulator, base: await emulator.listen(0, '127.0.0.1'), crash };
+}
+
+/** The CLI's options of startOn, for an emulator in this process. */
+const asStartOn = { webhookTimeoutMs: 5000 } satisfies Partial<EmulatorOptions>;
+
 interface Balances {
   id: string;
   available: string;
   frozen: string;
   charged: string;
 }
-const balancesOf = async (cli: CliEmulator, id: string): Promise<Balances> =>
-  expectStatus<Balances>(await adminOf(cli).get(`/_emulator/accounts/${id}`), 200, 'account');
-const fundedOf = async (cli: CliEmulator, id: string): Promise<string> => {
-  const ledger = expectStatus<{ data: { kind: string; points: string }[] }>(await adminOf(cli).get(`/_emulator/accounts/${id}/ledger`), 200, 'ledger');
+const balancesOf = async (base: string, id: string): Promise<Balances> =>
+  expectStatus<Balances>(await clientOf(base, ADMIN).get(`/_emulator/accounts/${id}`), 200, 'account');
+const fundedOf = async (base: string, id: string): Promise<string> => {
+  const ledger = expectStatus<{ data: { kind: string; points: string }[] }>(await clientOf(base, ADMIN).get(`/_emulator/accounts/${id}/ledger`), 200, 'ledger');
   return ledger.data.filter((e) => e.kind === 'fund').reduce((sum, e) => sum.plus(e.points), new Big(0)).toFixed(3);
 };
 
@@ -70,23 +89,26 @@ const fundedOf = async (cli: CliEmulator, id: string): Promise<string> => {
 // at the next start.
 // @see reference "Text billing" 5: failure before output or interruption by a service fault: full refund.
 it('refunds at the next start the freeze of a text call the killed process was in the middle of', { timeout: 30_000 }, async () => {
-  let cli = await startOn(db);
-  const account = await newAccount(cli.base);
+  const first = await inProcess(asStartOn);
+  const account = await newAccount(first.base);
   // text-slow waits 800 ms for the first token; the stream's headers go out once the freeze is stored.
-  const res = await fetch(`${cli.base}/v1/chat/completions`, {
+  const res = await fetch(`${first.base}/v1/chat/completions`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${account.key}`, 'Content-Type': 'application/json', 'X-Emulator-Scenario': 'text-slow' },
     body: JSON.stringify({ model: 'svc-text-lite', messages: [{ role: 'user', content: 'Tell me a story.' }], stream: true }),
   });
   expect(res.status).toBe(200);
-  expect(new Big((await balancesOf(cli, account.id)).frozen).gt(0)).toBe(true);
-  await kill9(cli);
-  res.body?.cancel().catch(() => undefined);
-
-  cli = await startOn(db);
-  expect(await balancesOf(cli, account.id)).toMatchObject({ available: '1000.000', frozen: '0.000', charged: '0.000' });
-  const ledger = expectStatus<{ data: { kind: string; call_id?: string }[] }>(await adminOf(cli).get(`/_emulator/accounts/${account.id}/ledger`), 200, 'ledger');
-  expect(ledger.data.filter((e) => e.call_id !== undefined).map((e) => e.kind)).toEqual(['freeze', 'refund']);
+  expect(new Big((await balancesOf(first.base, account.id)).frozen).gt(0)).toBe(true);
+  // Killed in the middle of the call: its answer is cut.
+  const next = await killAndRestart(first.emulator, {}, () => res.body?.cancel().catch(() => undefined) ?? Promise.resolve());
+  try {
+    expect(await balancesOf(next.base, account.id)).toMatchObject({ available: '1000.000', frozen: '0.000', charged: '0.000' });
+    const ledger = expectStatus<{ data: { kind: string; call_id?: string }[] }>(await clientOf(next.base, ADMIN).get(`/_emulator/accounts/${account.id}/ledger`), 200, 'ledger');
+    expect(ledger.data.filter((e) => e.call_id !== undefined).map((e) => e.kind)).toEqual(['freeze', 'refund']);
+  } finally {
+    await next.emulator.close();
+    await next.crash.remove();
+  }
 });
 
 // An advance waits for the callbacks it sent (and a jump stops short of a retry's earliest time until the attempt
@@ -95,36 +117,42 @@ it('refunds at the next start the freeze of a text call the killed process was i
 // end, so the restarted clock stood before the end of a task it had finished ("virtual time never runs backwards
 // across a restart", says createEmulator). Every transaction now stamps it.
 it('resumes the clock no earlier than the times it stored, even when killed in the middle of an advance', { timeout: 30_000 }, async () => {
-  const held: ServerResponse[] = [];
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => held.push(res));
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // The callback the advance sends is held: never answered until the kill cuts it (and every later one with it).
+  const held: (() => void)[] = [];
+  let killed = false;
+  const cutShort = { status: 500, excerpt: 'cut by the kill' };
+  const send: NonNullable<EmulatorOptions['send']> = () => (killed ? Promise.resolve(cutShort) : new Promise((resolve) => held.push(() => resolve(cutShort))));
+  const first = await inProcess({ ...asStartOn, send });
+  let next: Awaited<ReturnType<typeof killAndRestart>> | undefined;
   try {
-    let cli = await startOn(db);
-    const account = await newAccount(cli.base, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+    const account = await newAccount(first.base, 'http://127.0.0.1:9/hook');
     // A note on the slow scenario: out of the queue after 30 s, done 540 s later (virtual).
     const task = expectStatus<{ id: string }>(
-      await clientOf(cli.base, account.key).post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note: 'n', agree: true } }, { 'X-Emulator-Scenario': 'slow' }),
+      await clientOf(first.base, account.key).post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note: 'n', agree: true } }, { 'X-Emulator-Scenario': 'slow' }),
       200,
       'submit',
     );
-    // The advance runs the task to its end, then waits on the callback, which the receiver never answers.
-    adminOf(cli).post('/_emulator/clock/advance', { seconds: 3600 }).catch(() => undefined);
+    // The advance runs the task to its end, then waits on the callback, which is never answered.
+    const advancing = clientOf(first.base, ADMIN).post('/_emulator/clock/advance', { seconds: 3600 }).catch(() => undefined);
     expect(await eventually(async () => held.length > 0)).toBe(true);
     const onDisk = async (): Promise<boolean> => stateOnDisk(db).tasks.find((stored) => stored.task.id === task.id)?.task.status === 'succeeded';
     expect(await eventually(onDisk)).toBe(true);
-    await kill9(cli);
+    // Killed while the advance waits: the callback it waits on ends with it.
+    next = await killAndRestart(first.emulator, {}, async () => {
+      killed = true;
+      for (const release of held.splice(0)) release();
+      await advancing;
+    });
 
-    cli = await startOn(db);
-    const finished = expectStatus<{ finished_at: string }>(await clientOf(cli.base, account.key).get(`/v1/tasks/${task.id}`), 200, 'task');
-    const clock = expectStatus<{ now: string }>(await adminOf(cli).get('/_emulator/clock'), 200, 'clock');
+    const finished = expectStatus<{ finished_at: string }>(await clientOf(next.base, account.key).get(`/v1/tasks/${task.id}`), 200, 'task');
+    const clock = expectStatus<{ now: string }>(await clientOf(next.base, ADMIN).get('/_emulator/clock'), 200, 'clock');
     expect(Date.parse(clock.now)).toBeGreaterThanOrEqual(Date.parse(finished.finished_at));
   } finally {
-    for (const res of held) res.destroy();
-    receiver.closeAllConnections();
-    receiver.close();
+    killed = true;
+    for (const release of held.splice(0)) release();
+    await first.emulator.close();
+    await next?.emulator.close();
+    await next?.crash.remove();
   }
 });
 
@@ -133,17 +161,21 @@ it('resumes the clock no earlier than the times it stored, even when killed in t
 // account created after the restart silently replaced the first one created before it (balances back to the
 // opening, a second `fund` entry in its ledger, its keys opening the new account).
 it('hands out fresh account ids after a restart with --seed', { timeout: 30_000 }, async () => {
-  let cli = await startOn(db, ['--seed', 'crash']);
-  const first = await newAccount(cli.base);
-  expectStatus(await clientOf(cli.base, first.key).post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note: 'n', agree: true } }), 200, 'submit');
-  const before = await balancesOf(cli, first.id);
-  await kill9(cli);
+  const running = await inProcess({ ...asStartOn, seed: 'crash' });
+  const first = await newAccount(running.base);
+  expectStatus(await clientOf(running.base, first.key).post('/v1/tasks', { model: 'social-notes-data', input: { mode: 'note', note: 'n', agree: true } }), 200, 'submit');
+  const before = await balancesOf(running.base, first.id);
 
-  cli = await startOn(db, ['--seed', 'crash']);
-  const second = await newAccount(cli.base);
-  expect(second.id).not.toBe(first.id);
-  expect(await balancesOf(cli, first.id)).toEqual(before);
-  expect(await fundedOf(cli, first.id)).toBe('1000.000');
+  const next = await killAndRestart(running.emulator, { seed: 'crash' });
+  try {
+    const second = await newAccount(next.base);
+    expect(second.id).not.toBe(first.id);
+    expect(await balancesOf(next.base, first.id)).toEqual(before);
+    expect(await fundedOf(next.base, first.id)).toBe('1000.000');
+  } finally {
+    await next.emulator.close();
+    await next.crash.remove();
+  }
 });
 
 // The advance route stored nothing of its own: the clock's position goes to disk only with some transaction, and
@@ -154,18 +186,24 @@ it('hands out fresh account ids after a restart with --seed', { timeout: 30_000 
 // committed after the advance; the SQLite one lost that commit until the route wrote a transaction of its own (empty:
 // the clock stamp is its content) after `clock.advance`.
 it('resumes the clock no earlier than an answered advance, with nothing due at its end', { timeout: 30_000 }, async () => {
-  let cli = await startOn(db);
+  const running = await inProcess(asStartOn);
   // Nothing is due in the next 30 s of a fresh store (its sweeps are hourly).
-  const advanced = expectStatus<{ now: string }>(await adminOf(cli).post('/_emulator/clock/advance', { seconds: 30 }), 200, 'advance');
-  await kill9(cli);
+  const advanced = expectStatus<{ now: string }>(await clientOf(running.base, ADMIN).post('/_emulator/clock/advance', { seconds: 30 }), 200, 'advance');
 
-  cli = await startOn(db);
-  const clock = expectStatus<{ now: string }>(await adminOf(cli).get('/_emulator/clock'), 200, 'clock');
-  expect(Date.parse(clock.now)).toBeGreaterThanOrEqual(Date.parse(advanced.now));
+  const next = await killAndRestart(running.emulator);
+  try {
+    const clock = expectStatus<{ now: string }>(await clientOf(next.base, ADMIN).get('/_emulator/clock'), 200, 'clock');
+    expect(Date.parse(clock.now)).toBeGreaterThanOrEqual(Date.parse(advanced.now));
+  } finally {
+    await next.emulator.close();
+    await next.crash.remove();
+  }
 });
 
 /** The store's files as a kill -9 would leave them: `take()` copies the whole folder, synchronously, at that instant. */
 interface CrashCopy {
+  /** The store file of the copy. */
+  path: string;
   take(): void;
   /** The copy, read as a restart reads the files (opened as the emulator opens a store: the log recovered). */
   read(): StateDocument;
@@ -175,6 +213,7 @@ interface CrashCopy {
 async function crashCopy(): Promise<CrashCopy> {
   const crashed = await mkdtemp(join(tmpdir(), 'svc-crash-copy-'));
   return {
+    path: join(crashed, 'store.db'),
     take: () => {
       rmSync(crashed, { recursive: true, force: true });
       cpSync(dir, crashed, { recursive: true });

@@ -8,6 +8,7 @@ import { runCommand } from '../support/command.ts';
 import { sendJson } from '../support/json-client.ts';
 import { closedPort } from '../support/ports.ts';
 import type { CommandRun } from '../support/command.ts';
+import { parityInProcess } from '../support/shared-in-process.ts';
 import { createEmulator, signRequest } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { UsageError } from '../../src/cli/args.ts';
@@ -282,7 +283,9 @@ it('reports each way the recorded answers deviate, with its check id, endpoint, 
   expect(report.differed).toBe(6);
   expect(report.parity).toBe(Math.floor((report.agreed / report.checks) * 1000) / 10);
 
-  const run = await parityCli([dir, '--base-url', await fresh(), '--admin-token', ADMIN]);
+  // What the command prints of it, and its exit code (the command's own code in this process: the CLI's exit and
+  // report through the process are the test before this one's).
+  const run = await parityInProcess([dir, '--base-url', await fresh(), '--admin-token', ADMIN]);
   expect(run.code).toBe(1);
   expect(run.stdout).toContain(`DIFF parity.body.values POST /v1/tasks (entry ${places['invalid']}) $.error.code\n  recorded: "invalid_request"\n  replayed: "invalid_params"\n  repro:    curl -sS -X POST`);
   expect(run.stdout).toContain(`DIFF parity.body.shape GET /v1/tasks/{id} (entry ${places['points']}) $.points.frozen\n  recorded: number\n  replayed: string\n`);
@@ -316,13 +319,13 @@ it('an unreadable recording, an unreachable deployment and a refused admin token
   const port = await closedPort();
   const base = await fresh();
   const unwritable = join(tmpdir(), 'svc-parity-no-such-dir', 'parity.json');
-  // Four processes at once: each run's time is mostly node starting.
-  const [unreadable, unreachable, refused, unwritten] = await Promise.all([
-    parityCli([missing, '--base-url', 'http://127.0.0.1:4010']),
-    parityCli([recorded, '--base-url', `http://127.0.0.1:${port}`]),
-    parityCli([recorded, '--base-url', base, '--admin-token', 'not-the-token']),
-    parityCli([recorded, '--base-url', base, '--json', unwritable]),
-  ]);
+  // The command's own code in this process, one after another: the exit code it hands to process.exit and what it
+  // printed (the process itself: the CLI runs above, exit 0 and a usage error's exit 2).
+  const streams = ({ code, stdout, stderr }: { code: number; stdout: string; stderr: string }): CommandRun => ({ code, stdout, stderr });
+  const unreadable = streams(await parityInProcess([missing, '--base-url', 'http://127.0.0.1:4010']));
+  const unreachable = streams(await parityInProcess([recorded, '--base-url', `http://127.0.0.1:${port}`]));
+  const refused = streams(await parityInProcess([recorded, '--base-url', base, '--admin-token', 'not-the-token']));
+  const unwritten = streams(await parityInProcess([recorded, '--base-url', base, '--json', unwritable]));
   expect(unreadable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: ${missing}: no such file or directory\n` });
   expect(unreachable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: cannot reach http://127.0.0.1:${port} (connection refused)\n` });
   expect(refused).toEqual({
