@@ -20,7 +20,7 @@ import { walStage } from './wal.ts';
  * only once its transaction committed, and a read sees only committed transactions, so this holds at any moment
  * of the kill; it fails if a read ever shows what is still only in memory (a cache ahead of the store, a commit
  * deferred or batched).
- * Seeded like kill9.test.ts (CRASH_SEED=<n>); the store files of a failed run are kept.
+ * Seeded like kill9.soak.ts (CRASH_SEED=<n>); the store files of a failed run are kept.
  */
 
 const SEED = Number(process.env['CRASH_SEED'] ?? randomInt(2 ** 31));

@@ -12,10 +12,10 @@ import { stateOnDisk } from '../support/state.ts';
 import { ADMIN, clientOf, DEMO_KEY, eventually, expectStatus } from './emulator-process.ts';
 
 /**
- * What the kill -9 suites (kill9.test.ts, dirty-read.test.ts) found, each case made deterministic: a kill at the
+ * What the kill -9 suites (kill9.soak.ts, dirty-read.test.ts) found, each case made deterministic: a kill at the
  * one instant that matters, as a copy of the store's files (the SQLite file with its `-wal` and `-shm`) taken at
  * that instant: what a kill then would leave, and the start after it an emulator on that copy. The emulator runs in
- * this process (a real process killed with SIGKILL and started again is what kill9.test.ts and dirty-read.test.ts
+ * this process (a real process killed with SIGKILL and started again is what kill9.soak.ts and dirty-read.test.ts
  * do, round after round). Fixed bugs are plain tests; a bug still open is `it.fails`: it passes while the bug is
  * there and fails once it is fixed (then make it a plain `it`).
  */
@@ -181,7 +181,7 @@ it('hands out fresh account ids after a restart with --seed', { timeout: 30_000 
 // The advance route stored nothing of its own: the clock's position goes to disk only with some transaction, and
 // an advance with nothing due at its end (no task transition, no sweep) makes none after its last job. Its answer
 // named a time the store did not have, and a kill before the next write took it back: the restarted clock stood
-// before the time the client had been answered (kill9.test.ts: "the clock resumes no earlier than an answered
+// before the time the client had been answered (kill9.soak.ts: "the clock resumes no earlier than an answered
 // advance left it", whenever the last answer before the kill was such an advance). The journal store's route
 // committed after the advance; the SQLite one lost that commit until the route wrote a transaction of its own (empty:
 // the clock stamp is its content) after `clock.advance`.
