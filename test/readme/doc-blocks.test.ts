@@ -108,7 +108,12 @@ const killPid = (pid: number, signal: NodeJS.Signals = 'SIGKILL'): void => {
 };
 
 const dirs: string[] = [];
+/** The marks of the blocks still running: a run filtered with -t ends without waiting for the blocks it skips. */
+const running = new Set<string>();
+let ended = false;
 afterAll(async () => {
+  ended = true;
+  for (const mark of running) for (const pid of marked(mark)) killPid(pid);
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -165,6 +170,8 @@ async function run(block: Block): Promise<Outcome> {
   await writeFile(join(dir, 'block.sh'), script);
 
   const mark = `SVC_DOC_BLOCK=${randomUUID()}`;
+  if (ended) return { code: null, stdout: '', stderr: 'not run: the test file had ended', leftPorts: [], leftProcesses: [] };
+  running.add(mark);
   const child = spawn('bash', ['-e', '-o', 'pipefail', 'block.sh'], {
     cwd: dir,
     detached: true,
@@ -207,6 +214,7 @@ async function run(block: Block): Promise<Outcome> {
     }
   });
   for (const pid of left) killPid(pid);
+  running.delete(mark);
   return { code, stdout, stderr, leftPorts, leftProcesses };
 }
 
