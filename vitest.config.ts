@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { busier } from './test/support/busy.ts';
 
+/** Example tests that run in `npm run test:slow` (see vitest.slow.config.ts), not in `npm test`. */
+export const SLOW_EXAMPLES = ['examples/recording/record-replay.test.ts'];
+
 export default defineConfig({
   resolve: {
     // The examples import the package by name, as an integrator's project does.
@@ -15,9 +18,10 @@ export default defineConfig({
   },
   test: {
     // `npm test`: the fast suite. The long suites run with `npm run test:slow` (vitest.slow.config.ts) and as a CI
-    // step of their own: the package-install tests (test/package) and the fuzz suites (test/fuzz/*.fuzz.ts).
+    // step of their own: the package-install tests (test/package), the fuzz suites (test/fuzz/*.fuzz.ts), the soaks
+    // (*.soak.ts) and the worked example of recording.
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    exclude: ['test/package/**', '**/node_modules/**'],
+    exclude: ['test/package/**', ...SLOW_EXAMPLES, '**/node_modules/**'],
     environment: 'node',
     // Tests run on the manual clock and never sleep; every wait is for an event. A timeout only turns a hang into a
     // failure, so it is far above any test's time on a quiet machine (seconds): a busy one (npm run test:loaded, a

@@ -12,10 +12,10 @@ import { stateOnDisk } from '../support/state.ts';
 import { ADMIN, clientOf, DEMO_KEY, eventually, expectStatus } from './emulator-process.ts';
 
 /**
- * What the kill -9 suites (kill9.soak.ts, dirty-read.test.ts) found, each case made deterministic: a kill at the
+ * What the kill -9 suites (kill9.soak.ts, dirty-read.soak.ts) found, each case made deterministic: a kill at the
  * one instant that matters, as a copy of the store's files (the SQLite file with its `-wal` and `-shm`) taken at
  * that instant: what a kill then would leave, and the start after it an emulator on that copy. The emulator runs in
- * this process (a real process killed with SIGKILL and started again is what kill9.soak.ts and dirty-read.test.ts
+ * this process (a real process killed with SIGKILL and started again is what kill9.soak.ts and dirty-read.soak.ts
  * do, round after round). Fixed bugs are plain tests; a bug still open is `it.fails`: it passes while the bug is
  * there and fails once it is fixed (then make it a plain `it`).
  */
