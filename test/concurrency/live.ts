@@ -8,6 +8,7 @@ import { sendJson } from '../support/json-client.ts';
 import type { Reply } from '../support/json-client.ts';
 import { responseProblems } from '../support/spec-check.ts';
 import type { Received } from '../support/receiver.ts';
+import type { WireTask } from '../support/wire-task.ts';
 
 /**
  * A whole emulator listening on a real local port, driven over HTTP with the platform's fetch (undici), and the
@@ -20,19 +21,7 @@ export const ADMIN_TOKEN = 'race-admin-token';
 export const START = '2026-11-23T09:00:00+08:00';
 export { TERMINAL };
 
-export interface Task {
-  id: string;
-  model: string;
-  status: 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  input: Record<string, unknown>;
-  points: { frozen: string; charged: string; refunded: string };
-  output: unknown;
-  error: { code: string; message: string } | null;
-  metadata: Record<string, string>;
-}
+export type Task = WireTask;
 
 export interface Account {
   id: string;

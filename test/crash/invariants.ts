@@ -4,6 +4,7 @@ import { expectStatus } from './emulator-process.ts';
 import type { Client } from './emulator-process.ts';
 import { expectAccountPoints, TERMINAL } from '../support/points.ts';
 import type { Balances, PointsEntry } from '../support/points.ts';
+import type { WireTask } from '../support/wire-task.ts';
 
 /**
  * The invariants checked after every restart, from the control API: each account's points in exact decimals
@@ -12,16 +13,7 @@ import type { Balances, PointsEntry } from '../support/points.ts';
  * @see reference "What the service does" (freeze, settle, refund), "States and transitions"
  */
 
-export interface Task {
-  id: string;
-  model: string;
-  status: 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  points: { frozen: string; charged: string; refunded: string };
-  error: { code: string; message: string } | null;
-}
+export type Task = Omit<WireTask, 'input' | 'output' | 'metadata'>;
 
 export interface Listed {
   account_id: string;

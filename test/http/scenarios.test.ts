@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { FAILURE_CODES } from '../support/wire-task.ts';
 
 let t: TestEmulator;
 const tempDirs: string[] = [];
@@ -15,16 +16,6 @@ afterEach(async () => {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const FAILURE_CODES = [
-  'invalid_params',
-  'content_rejected',
-  'insufficient_points',
-  'timeout',
-  'service_unavailable',
-  'capacity_shortage',
-  'generation_failed',
-  'no_result',
-] as const;
 
 const advance = (seconds: number) => t.admin.post('/_emulator/clock/advance', { seconds });
 

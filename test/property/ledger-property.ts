@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, newAccount, startEmulator } from '../support/harness.ts';
+import { FAILURE_CODES } from '../support/wire-task.ts';
+import type { FailureCode, WireTask } from '../support/wire-task.ts';
 import type { TestEmulator } from '../support/harness.ts';
 
 /**
@@ -17,17 +19,7 @@ import type { TestEmulator } from '../support/harness.ts';
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs: valid by the parameter tables of the three models.
 
-const FAILURE_CODES = [
-  'invalid_params',
-  'content_rejected',
-  'insufficient_points',
-  'timeout',
-  'service_unavailable',
-  'capacity_shortage',
-  'generation_failed',
-  'no_result',
-] as const;
-type FailCode = (typeof FAILURE_CODES)[number];
+type FailCode = FailureCode;
 
 /** Every scenario the package ships (scenarios/*.yaml); undefined sends no header (the default scenario). */
 const SCENARIOS = [
@@ -256,23 +248,7 @@ const balances = fc.array(
 // ---------------------------------------------------------------------------------------------------------------
 // What the emulator holds, read back after every command, and the invariants on it.
 
-interface Points {
-  frozen: string;
-  charged: string;
-  refunded: string;
-}
-interface Task {
-  id: string;
-  model: string;
-  status: 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  input: Input;
-  points: Points;
-  output: unknown;
-  error: { code: string; message: string } | null;
-}
+type Task = Omit<WireTask<Input>, 'metadata'>;
 interface LedgerEntry {
   id: number;
   n: number;
