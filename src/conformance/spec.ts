@@ -26,12 +26,13 @@ export interface ResponseContract {
   readonly prices: Readonly<Record<string, PriceRule>>;
 }
 
+// One per process, as createContract's: the document is fixed, the validators keep no state between calls.
+let memo: ResponseContract | undefined;
+
 /**
  * Compiles the answers of openapi/service.yaml with ajv (a runtime dependency, so the suite ships without dev
  * tools): status documented, content type documented, required headers present and valid, body valid.
  */
-// One per process, as createContract's: the document is fixed, the validators keep no state between calls.
-let memo: ResponseContract | undefined;
 export function loadResponseContract(): ResponseContract {
   return (memo ??= buildResponseContract());
 }
