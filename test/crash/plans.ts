@@ -1,4 +1,5 @@
 import type { Task } from './invariants.ts';
+import type { WireScenario } from '../support/wire-task.ts';
 
 /**
  * Where a task's scenario takes it on the clock, to judge a task after a restart: how far it must have got by a
@@ -7,14 +8,7 @@ import type { Task } from './invariants.ts';
  */
 
 /** A scenario as `GET /_emulator/scenarios` lists it. */
-export interface ScenarioDoc {
-  name: string;
-  queue_seconds: number;
-  processing_seconds: number;
-  per_model?: Record<string, { queue_seconds?: number; processing_seconds?: number }>;
-  outcome: 'succeeded' | 'failed' | 'timeout' | 'rejected';
-  failure?: { code: string; during: 'queued' | 'processing' };
-}
+export type ScenarioDoc = WireScenario;
 
 const MAX_PROCESSING_SECONDS: Record<string, number> = { 'social-notes-data': 600, 'video-gen-2.0-fast': 3600, 'avatar-photo': 3600 };
 /** Seconds after which every task of every scenario has ended: the longest maximum processing time, and a bit. */

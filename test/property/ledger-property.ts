@@ -4,7 +4,7 @@ import request from 'supertest';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, newAccount, startEmulator } from '../support/harness.ts';
 import { FAILURE_CODES } from '../support/wire-task.ts';
-import type { FailureCode, WireTask } from '../support/wire-task.ts';
+import type { FailureCode, WireScenario, WireTask } from '../support/wire-task.ts';
 import type { TestEmulator } from '../support/harness.ts';
 
 /**
@@ -33,16 +33,7 @@ const SCENARIOS = [
   ...FAILURE_CODES.filter((code) => code !== 'timeout'),
 ] as const;
 
-/** A scenario as `GET /_emulator/scenarios` lists it. */
-interface ScenarioDoc {
-  name: string;
-  queue_seconds: number;
-  processing_seconds: number;
-  per_model?: Record<string, { queue_seconds?: number; processing_seconds?: number }>;
-  outcome: 'succeeded' | 'failed' | 'timeout' | 'rejected';
-  failure?: { code: FailCode; during: 'queued' | 'processing' };
-  cancelable_while_processing: boolean;
-}
+type ScenarioDoc = WireScenario<FailCode>;
 
 /** What a task of a model does on a scenario: when it leaves the queue, how long it processes, how it ends. */
 interface Plan {

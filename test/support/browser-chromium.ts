@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { required } from './required-tools.ts';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 // Debian's chromium driven through playwright-core, for the dashboard's browser tests. One chromium serves a test
@@ -11,10 +13,21 @@ export const HAS_CHROMIUM = existsSync(CHROMIUM);
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/**
+ * For a browser test file: a notice when chromium is missing (the browser tests skip), and a test that fails
+ * instead where the run requires chromium (SVC_TEST_REQUIRE, as CI sets it), so no browser test passes by skipping.
+ */
+export function itHasChromiumWhereRequired(file: string): void {
+  if (!HAS_CHROMIUM) console.warn(`${file}: skipping the browser tests: ${CHROMIUM} is missing (apt-get install chromium).`);
+  it('has chromium where the run requires it (SVC_TEST_REQUIRE: CI), so the browser tests cannot pass by skipping', () => {
+    if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+  });
+}
+
 export interface FileBrowser {
   /** A new context (and its first page) in the file's chromium, launched on first use. */
   context(options?: BrowserContextOptions): Promise<BrowserContext>;
-  /** Closes the file's chromium, if it was launched (afterAll). */
+  /** Closes the file's chromium, if it was launched, and with it every context it opened (afterAll). */
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-// What the tests expect of a task on the wire, written down once by the tests (not taken from src/: a test that
+// What the tests expect of a task and a scenario on the wire, written down once by the tests (not taken from src/: a test that
 // reads its expectations from the code under test cannot catch the code drifting from the reference).
 // @see reference "Task object", "Task failure reasons"
 
@@ -28,4 +28,15 @@ export interface WireTask<Input = Record<string, unknown>> {
   output: unknown;
   error: { code: string; message: string } | null;
   metadata: Record<string, string>;
+}
+
+/** A scenario as GET /_emulator/scenarios lists it (openapi/admin.yaml Scenario); `Code`, a test's failure codes. */
+export interface WireScenario<Code extends string = string> {
+  name: string;
+  queue_seconds: number;
+  processing_seconds: number;
+  per_model?: Record<string, { queue_seconds?: number; processing_seconds?: number }>;
+  outcome: 'succeeded' | 'failed' | 'timeout' | 'rejected';
+  failure?: { code: Code; during: 'queued' | 'processing' };
+  cancelable_while_processing: boolean;
 }

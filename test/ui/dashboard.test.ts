@@ -3,8 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { required } from '../support/required-tools.ts';
-import { CHROMIUM, fileBrowser, HAS_CHROMIUM } from '../support/browser-chromium.ts';
+import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired } from '../support/browser-chromium.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, afterEach, expect, it } from 'vitest';
@@ -19,12 +18,7 @@ import type { Answer, Receiver } from '../support/receiver.ts';
 // (test/support/browser-chromium.ts). Each saves screenshots to test-results/, and to docs/ (the README's) when
 // UPDATE_SCREENSHOTS=1.
 
-if (!HAS_CHROMIUM) {
-  console.warn(`test/ui/dashboard.test.ts: skipping the browser tests: ${CHROMIUM} is missing (apt-get install chromium).`);
-}
-it('has chromium where the run requires it (SVC_TEST_REQUIRE: CI), so the browser tests cannot pass by skipping', () => {
-  if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
-});
+itHasChromiumWhereRequired('test/ui/dashboard.test.ts');
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1';

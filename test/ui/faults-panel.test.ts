@@ -1,32 +1,25 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
-import { required } from '../support/required-tools.ts';
-import { CHROMIUM, fileBrowser, HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
+import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired, signedInPage } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium (as test/ui/dashboard.test.ts does): the rules in force with
 // their counts, the form for the common ones, removing one, clearing all; and an injected reset in the records.
 
-if (!HAS_CHROMIUM) console.warn(`test/ui/faults-panel.test.ts: skipping the browser test: ${CHROMIUM} is missing (apt-get install chromium).`);
+itHasChromiumWhereRequired('test/ui/faults-panel.test.ts');
 
 let emulator: Emulator;
 let base: string;
-let context: BrowserContext | null = null;
 const browser = fileBrowser();
 beforeAll(async () => {
   ({ emulator } = await startEmulator());
   base = await emulator.listen(0);
 });
 afterAll(async () => {
-  await context?.close();
   await browser.close();
   await emulator.close();
-});
-
-it('has chromium where the run requires it, so the browser test cannot pass by skipping', () => {
-  if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
 });
 
 it('serves the panel’s script with the dashboard’s other files', async () => {
@@ -37,8 +30,7 @@ it('serves the panel’s script with the dashboard’s other files', async () =>
 });
 
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  context = await browser.context();
-  return signedInPage(context, base, ADMIN_TOKEN);
+  return signedInPage(await browser.context(), base, ADMIN_TOKEN);
 }
 
 const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>

@@ -1,9 +1,8 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.ts';
-import { required } from '../support/required-tools.ts';
-import { CHROMIUM, fileBrowser, HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
+import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired, signedInPage } from '../support/browser-chromium.ts';
 import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
 
@@ -12,22 +11,16 @@ import type { World } from '../verdict/world.ts';
 // reason and the request ids, which open their call records; the stale-timestamp probe of an account whose
 // receiver takes anything fails its check, and the probe's webhook-id opens the callback message.
 
-if (!HAS_CHROMIUM) console.warn(`test/ui/verdict-panel.test.ts: skipping the browser test: ${CHROMIUM} is missing (apt-get install chromium).`);
+itHasChromiumWhereRequired('test/ui/verdict-panel.test.ts');
 
 let world: World;
-let context: BrowserContext | null = null;
 const browser = fileBrowser();
 beforeAll(async () => {
   world = await startWorld();
 });
 afterAll(async () => {
-  await context?.close();
   await browser.close();
   await world.close();
-});
-
-it('has chromium where the run requires it, so the browser test cannot pass by skipping', () => {
-  if (required('chromium')) expect(HAS_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
 });
 
 it('serves the panel’s script with the dashboard’s other files', async () => {
@@ -38,8 +31,7 @@ it('serves the panel’s script with the dashboard’s other files', async () =>
 });
 
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  context = await browser.context();
-  return signedInPage(context, world.base, ADMIN_TOKEN);
+  return signedInPage(await browser.context(), world.base, ADMIN_TOKEN);
 }
 
 it.skipIf(!HAS_CHROMIUM)(
