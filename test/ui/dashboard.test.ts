@@ -6,22 +6,26 @@ import { promisify } from 'node:util';
 import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired } from '../support/browser-chromium.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import { failFirst, startReceiver } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
+import { faultsPanelTests } from './faults-panel.ts';
+import { verdictPanelTests } from './verdict-panel.ts';
 
 // The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
 // through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
-// machine (CI installs chromium in .ci/run). One chromium serves the file, each test in a context of its own
-// (test/support/browser-chromium.ts). Each saves screenshots to test-results/, and to docs/ (the README's) when
-// UPDATE_SCREENSHOTS=1.
+// machine (CI installs chromium in .ci/run). One chromium serves the file and the panels' tests it registers
+// (faults-panel.ts, verdict-panel.ts), each test in a context of its own (test/support/browser-chromium.ts).
+// Screenshots are taken on request only (each costs chromium a fraction of a second): SCREENSHOTS=1 saves them to
+// test-results/, UPDATE_SCREENSHOTS=1 to docs/ (the dashboard guide's) as well.
 
 itHasChromiumWhereRequired('test/ui/dashboard.test.ts');
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1';
+const SCREENSHOTS = UPDATE_SCREENSHOTS || process.env['SCREENSHOTS'] === '1';
 const BROWSER_TEST_MS = 90_000;
 const run = promisify(execFile);
 
@@ -238,8 +242,9 @@ async function readSince(reads: Read[], from: number, matches: (read: Read) => b
 /** Scrolls an element to the top of the page, just below the sticky header. */
 const toTop = (target: Locator): Promise<void> => target.evaluate((el) => el.scrollIntoView({ block: 'start' }));
 
-/** Saves a screenshot to test-results/, and to docs/ with UPDATE_SCREENSHOTS=1. */
+/** With SCREENSHOTS=1, saves a screenshot to test-results/; with UPDATE_SCREENSHOTS=1, to docs/ as well. */
 async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (!SCREENSHOTS) return;
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, name);
   await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
@@ -684,3 +689,6 @@ it.skipIf(!HAS_CHROMIUM)(
   },
   BROWSER_TEST_MS,
 );
+
+describe('the Faults panel', () => faultsPanelTests(browser));
+describe('the Verdict panel', () => verdictPanelTests(browser));

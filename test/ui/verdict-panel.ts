@@ -1,0 +1,105 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../support/harness.ts';
+import { HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
+import type { FileBrowser } from '../support/browser-chromium.ts';
+import { call, startWorld } from '../verdict/world.ts';
+import type { World } from '../verdict/world.ts';
+
+// The dashboard's Verdict panel, driven in chromium: a careless client over real HTTP sends a refused submit again
+// unchanged, the panel judges that key and shows the failed check with its
+// reason and the request ids, which open their call records; the stale-timestamp probe of an account whose
+// receiver takes anything fails its check, and the probe's webhook-id opens the callback message. Its tests run in
+// test/ui/dashboard.test.ts, on that file's chromium: a launch of its own cost seconds of CPU.
+
+/** Registers the Verdict panel's tests, on the chromium of the file that calls it (test/ui/dashboard.test.ts). */
+export function verdictPanelTests(browser: FileBrowser): void {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it('serves the panel’s script with the dashboard’s other files', async () => {
+    const res = await request(world.t.emulator.app).get('/_emulator/ui/verdict.js');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/javascript');
+    expect(res.text).toContain('export function createVerdict');
+  });
+
+  const contexts: BrowserContext[] = [];
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  async function openPage(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.context();
+    contexts.push(context);
+    return signedInPage(context, world.base, ADMIN_TOKEN);
+  }
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'shows a careless client’s failed check with its reason and evidence, filters by key, and probes a receiver',
+    async () => {
+      // The careless client: a submit refused with 422, sent again at once, unchanged.
+      const incomplete = { model: 'social-notes-data', input: { mode: 'note' } };
+      const first = await call(world, 'POST', '/v1/tasks', { body: incomplete });
+      const again = await call(world, 'POST', '/v1/tasks', { body: incomplete });
+      expect([first.status, again.status]).toEqual([422, 422]);
+
+      const { page, problems } = await openPage();
+      const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Verdict', level: 2 }) });
+      const checks = page.getByRole('table', { name: /^Checks of the verdict/ });
+      await page.getByRole('link', { name: 'Verdict' }).click();
+      await checks.getByText('Not judged yet.').waitFor();
+
+      // Another key's verdict has nothing of it; the careless key's has the failed check.
+      await panel.getByLabel('Key').fill('sk-someone-else');
+      await panel.getByRole('button', { name: 'Refresh verdict' }).click();
+      await page.getByRole('status').filter({ hasText: 'Verdict for key sk-someone-else: 0 check(s) failed.' }).waitFor();
+      await panel.getByText(/^No check failed for key sk-someone-else: 0 pass, 0 fail, \d+ not exercised\.$/).waitFor();
+
+      await panel.getByLabel('Key').fill(world.account.key);
+      await panel.getByRole('button', { name: 'Refresh verdict' }).click();
+      await page.getByRole('status').filter({ hasText: `Verdict for key ${world.account.key}: 1 check(s) failed.` }).waitFor();
+      const failed = checks.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'client.errors.not-retried' }) });
+      expect(await failed.getByRole('cell').allTextContents()).toEqual([
+        'fail',
+        'POST /v1/tasks sent again unchanged after 422 invalid_params',
+        `${first.requestId} ${again.requestId}`,
+      ]);
+      await panel.getByText(/^A check failed for key sk-\S+: 0 pass, 1 fail, \d+ not exercised\.$/).waitFor();
+      const untried = checks.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'receiver.rejects-stale-timestamp' }) });
+      expect(await untried.getByRole('cell').nth(0).textContent()).toBe('not exercised');
+
+      // A request id of the evidence opens its call record.
+      await failed.getByRole('button', { name: String(again.requestId) }).click();
+      await page.getByRole('heading', { name: `Call ${String(again.requestId)}` }).waitFor();
+      await expect.poll(() => page.url()).toContain(`#record=${String(again.requestId)}`);
+
+      // The probe: the receiver takes the stale delivery, so its check fails, with the probe's webhook-id.
+      await page.getByRole('link', { name: 'Verdict' }).click();
+      await panel.getByLabel('Key').fill('');
+      await panel.getByLabel('Account', { exact: true }).fill(world.account.id);
+      await panel.getByLabel('Account to probe').fill(world.account.id);
+      await panel.getByRole('button', { name: 'Send stale-timestamp probe' }).click();
+      await page.getByRole('status').filter({ hasText: `the receiver answered 200.` }).waitFor();
+      const webhookId = String(world.receiver.received.at(-1)?.headers['webhook-id']);
+      expect(webhookId).toMatch(/^msg_/);
+      expect(await page.getByRole('status').textContent()).toBe(`Stale-timestamp probe ${webhookId} sent to ${world.receiver.url}: the receiver answered 200.`);
+      const stale = checks.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'receiver.rejects-stale-timestamp' }) });
+      await stale.getByText(`the receiver answered 200 to the stale probe ${webhookId}`).waitFor();
+      expect(await stale.getByRole('cell').nth(0).textContent()).toBe('fail');
+      // Judged for the account: its requests (the careless client's) and its receiver's answers.
+      await panel.getByText(/^A check failed for account acct_\S+: \d+ pass, 2 fail, \d+ not exercised\.$/).waitFor();
+
+      await stale.getByRole('button', { name: webhookId }).click();
+      await page.getByRole('heading', { name: `Message ${webhookId}` }).waitFor();
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+}
