@@ -2,15 +2,19 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildSync, version } from 'esbuild';
 
 // The `svc-emulator` command the tests start in child processes. A checkout runs bin/svc-emulator.js, which loads
 // src/ through tsx: tsx's loader hooks resolve and transpile each of some 300 modules on every start, about half
 // of a start's CPU time. The tests run the same command laid out as the installed package is: bin/svc-emulator.js
-// as it is (it takes its dist/ branch), src/ transpiled module by module into dist/ by esbuild as tsx transpiles
-// it (same esbuild, tsconfig, target and options; only the specifiers `./x.ts` become `./x.js`), and the
-// package's folders (openapi, fixtures, scenarios, ui) and node_modules linked, so every path a module finds from
-// its own place is the one it finds in the checkout.
+// as it is (it takes its dist/ branch), and the package's folders (openapi, fixtures, scenarios, ui) and
+// node_modules linked, so every path a module finds from its own place is the one it finds in the checkout. Its
+// dist/cli/main.js is src/ bundled by esbuild (same esbuild, tsconfig and target as tsx; packages stay imports):
+// Node's loader took a fifth of a start's CPU time resolving and linking some 230 modules one by one. Each module
+// keeps its own `import.meta.url` (the place it would have in dist/), so the folders it finds from there, and the
+// packages it requires from there, are the ones it finds unbundled; the modules run in the same order, and those
+// the command imports lazily are still evaluated only when imported.
 // The layout is made once for the sources as they are (its name is their hash: an edit makes a new one, never a
 // stale one), in node_modules/.cache/svc-emulator-cli/. The checkout's own command, through npx, npm start and
 // tsx, is test/cli/launcher.test.ts's and the first test of test/cli/start.test.ts's; SVC_TEST_CLI=checkout runs
@@ -25,32 +29,31 @@ export const CHECKOUT_BIN = join(ROOT, 'bin/svc-emulator.js');
 const LINKED = ['openapi', 'fixtures', 'scenarios', 'ui', 'package.json', 'node_modules'];
 
 /** Changing how the layout is made changes this, and so the layout's name. */
-const RECIPE = `esbuild ${version} per module as tsx transpiles (node${process.versions.node}, esm, keepNames), .ts specifiers as .js; v1`;
+const RECIPE = `esbuild ${version} bundle of src/cli/main.ts (node${process.versions.node}, esm, keepNames, packages external), import.meta.url per module; v2`;
 
-/** A relative module specifier as esbuild prints it, in an import, an export from or a dynamic import. */
-const SPECIFIER = /(\b(?:from|import) ?\(?)"(\.\.?\/[^"\n]*)\.ts"/g;
-
-/** Transpiles each module of `src` into `out` on its own, as tsx does when it loads it; its imports name the .js. */
-function transpile(src: string, out: string, modules: string[]): void {
-  const { outputFiles } = buildSync({
-    entryPoints: modules,
-    outdir: out,
-    outbase: src,
+/**
+ * Bundles `src` into `<dist>/cli/main.js`, the layout's being `layoutDist` once in place. The modules are staged
+ * first with each `import.meta.url` written as the URL the module would have in dist/.
+ */
+function bundle(src: string, stage: string, dist: string, layoutDist: string, modules: string[]): void {
+  for (const module of modules) {
+    const rel = relative(src, module);
+    const url = pathToFileURL(join(layoutDist, rel.replace(/\.ts$/, '.js'))).href;
+    mkdirSync(dirname(join(stage, rel)), { recursive: true });
+    writeFileSync(join(stage, rel), readFileSync(module, 'utf8').replaceAll('import.meta.url', JSON.stringify(url)));
+  }
+  buildSync({
+    entryPoints: [join(stage, 'cli/main.ts')],
+    outfile: join(dist, 'cli/main.js'),
+    bundle: true,
+    packages: 'external',
+    tsconfig: join(ROOT, 'tsconfig.json'),
     format: 'esm',
     platform: 'node',
     target: `node${process.versions.node}`,
     keepNames: true,
     logLevel: 'error',
-    write: false,
   });
-  for (const file of outputFiles) {
-    const text = file.text.replace(SPECIFIER, (_all, before: string, path: string) => `${before}"${path}.js"`);
-    // A relative .ts specifier left anywhere would fail the start: better to fail here, saying where.
-    const left = /"\.\.?\/[^"\n]*\.ts"/.exec(text);
-    if (left) throw new Error(`test/support/cli-build.ts: ${file.path} still names ${left[0]}`);
-    mkdirSync(dirname(file.path), { recursive: true });
-    writeFileSync(file.path, text);
-  }
 }
 
 function sources(dir: string): string[] {
@@ -100,7 +103,8 @@ function layout(): string {
     if (existsSync(join(dir, 'bin/svc-emulator.js'))) return dir;
     mkdirSync(join(aside, 'bin'), { recursive: true });
     const modules = files.filter((file) => file.endsWith('.ts'));
-    transpile(src, join(aside, 'dist'), modules);
+    bundle(src, join(aside, 'stage'), join(aside, 'dist'), join(dir, 'dist'), modules);
+    rmSync(join(aside, 'stage'), { recursive: true, force: true });
     // Files of src/ other than modules (none today) sit beside their modules, as a build would copy them.
     for (const file of files.filter((f) => !f.endsWith('.ts'))) {
       mkdirSync(join(aside, 'dist', relative(src, file), '..'), { recursive: true });
