@@ -84,8 +84,10 @@ it('without --webhook-secret, a callback signed with a secret not its account’
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': `req_${order.padEnd(24, 'x')}` }).end(JSON.stringify(taskOf(id, 'queued', order, t0)));
       const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
       const msgId = `msg_${order}1`;
-      const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
-      const signature = new Webhook(signers[order] ?? '').sign(msgId, new Date(), body);
+      // One instant for the header and the signature: two readings of the clock may fall in different seconds.
+      const sentAt = new Date();
+      const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)) };
+      const signature = new Webhook(signers[order] ?? '').sign(msgId, sentAt, body);
       callbacks.push(fetch(sent.webhook_url, { method: 'POST', headers: { ...headers, 'webhook-signature': signature }, body }));
     });
   });

@@ -173,8 +173,10 @@ it('in front of a service that calls back wrongly: a bad signature and a callbac
         // Called back at once, finished, while the task is still processing.
         const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
         const msgId = `msg_${order}1`;
-        const signature = (order === 'badsig' ? other : new Webhook(secret)).sign(msgId, new Date(), body);
-        const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature };
+        // One instant for the signature and the header: two readings of the clock may fall in different seconds.
+        const sentAt = new Date();
+        const signature = (order === 'badsig' ? other : new Webhook(secret)).sign(msgId, sentAt, body);
+        const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': signature };
         callbacks.push(fetch(sent.webhook_url, { method: 'POST', headers, body }));
         return;
       }
