@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { busier } from './test/support/busy.ts';
-import LongestFirst from './test/support/longest-first.ts';
 
 /** Example tests that run in `npm run test:slow` (see vitest.slow.config.ts), not in `npm test`. */
 export const SLOW_EXAMPLES = ['examples/recording/record-replay.test.ts'];
@@ -38,8 +37,6 @@ export default defineConfig({
     // file was a third of the suite's CPU time. What src/ keeps at module level is caches and memos of pure work
     // (parsed documents, compiled validators, fixtures), none a test sets; a run's choices live in its context.
     isolate: false,
-    // The files known to take longest start first, on a fresh clone too (test/support/longest-first.ts).
-    sequence: { sequencer: LongestFirst },
     reporters: ['default'],
     experimental: {
       // The sources as transformed for the test workers, kept in node_modules/ between runs (keyed by each file's
