@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { expect, it } from 'vitest';
+import request from 'supertest';
+import { afterEach, expect, it } from 'vitest';
 import { required } from './required-tools.ts';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
@@ -65,4 +66,30 @@ export async function signedInPage(context: BrowserContext, base: string, adminT
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
   return { page, problems };
+}
+
+/**
+ * For a panel's tests: a function giving a page signed in on the dashboard at `base()`, each in a new context of
+ * `browser`; the contexts it opened are closed after each test.
+ */
+export function panelPages(browser: FileBrowser, base: () => string, adminToken: string): () => Promise<{ page: Page; problems: string[] }> {
+  const contexts: BrowserContext[] = [];
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+  return async () => {
+    const context = await browser.context();
+    contexts.push(context);
+    return signedInPage(context, base(), adminToken);
+  };
+}
+
+/** The test that the dashboard serves a panel's script, `ui/<file>`, as JavaScript exporting `factory`. */
+export function itServesPanelScript(app: () => Parameters<typeof request>[0], file: string, factory: string): void {
+  it('serves the panel’s script with the dashboard’s other files', async () => {
+    const res = await request(app()).get(`/_emulator/ui/${file}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/javascript');
+    expect(res.text).toContain(`export function ${factory}`);
+  });
 }

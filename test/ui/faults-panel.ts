@@ -1,9 +1,7 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import request from 'supertest';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
-import { HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, panelPages } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium: the rules in force with their counts, the form for the common
@@ -22,23 +20,8 @@ export function faultsPanelTests(browser: FileBrowser): void {
     await emulator.close();
   });
 
-  it('serves the panel’s script with the dashboard’s other files', async () => {
-    const res = await request(emulator.app).get('/_emulator/ui/faults.js');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toContain('text/javascript');
-    expect(res.text).toContain('export function createFaults');
-  });
-
-  const contexts: BrowserContext[] = [];
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-
-  async function openPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.context();
-    contexts.push(context);
-    return signedInPage(context, base, ADMIN_TOKEN);
-  }
+  itServesPanelScript(() => emulator.app, 'faults.js', 'createFaults');
+  const openPage = panelPages(browser, () => base, ADMIN_TOKEN);
 
   const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>
     emulator.control.faults.list().data as never;

@@ -1,8 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import request from 'supertest';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.ts';
-import { HAS_CHROMIUM, signedInPage } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, panelPages } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
@@ -23,23 +21,8 @@ export function verdictPanelTests(browser: FileBrowser): void {
     await world.close();
   });
 
-  it('serves the panel’s script with the dashboard’s other files', async () => {
-    const res = await request(world.t.emulator.app).get('/_emulator/ui/verdict.js');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toContain('text/javascript');
-    expect(res.text).toContain('export function createVerdict');
-  });
-
-  const contexts: BrowserContext[] = [];
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-
-  async function openPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.context();
-    contexts.push(context);
-    return signedInPage(context, world.base, ADMIN_TOKEN);
-  }
+  itServesPanelScript(() => world.t.emulator.app, 'verdict.js', 'createVerdict');
+  const openPage = panelPages(browser, () => world.base, ADMIN_TOKEN);
 
   it.skipIf(!HAS_CHROMIUM)(
     'shows a careless client’s failed check with its reason and evidence, filters by key, and probes a receiver',
