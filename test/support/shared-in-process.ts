@@ -5,7 +5,7 @@ import { storeCommand } from '../../src/cli/store.ts';
 
 /**
  * A command of the CLI run in this process: its own code (src/cli/<command>.ts), the exit code it hands to
- * `process.exit` and the lines it printed, without the 1.5 s of CPU a process costs. For a test that is about what
+ * `process.exit` and the lines it printed, without the CPU time a process's start costs. For a test about what
  * the command finds, prints or refuses, not about the process: an error that src/cli/main.ts prints as one line
  * (exit 2) is thrown here as it reaches main. The tests that spawn the real command keep the process's side covered.
  * One at a time: the output is read from `console`.

@@ -6,10 +6,10 @@ import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
 
 // The dashboard's Verdict panel, driven in chromium: a careless client over real HTTP sends a refused submit again
-// unchanged, the panel judges that key and shows the failed check with its
-// reason and the request ids, which open their call records; the stale-timestamp probe of an account whose
-// receiver takes anything fails its check, and the probe's webhook-id opens the callback message. Its tests run in
-// test/ui/dashboard.test.ts, on that file's chromium: a launch of its own cost seconds of CPU.
+// unchanged, the panel judges that key and shows the failed check with its reason and the request ids, which open
+// their call records; the stale-timestamp probe of an account whose receiver takes anything fails its check, and the
+// probe's webhook-id opens the callback message. Its tests run in test/ui/dashboard.test.ts, on that file's
+// chromium: a launch of its own cost seconds of CPU.
 
 /** Registers the Verdict panel's tests, on the chromium of the file that calls it (test/ui/dashboard.test.ts). */
 export function verdictPanelTests(browser: FileBrowser): void {
