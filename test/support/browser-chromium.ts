@@ -3,11 +3,14 @@ import { chromium } from 'playwright-core';
 import request from 'supertest';
 import { afterEach, expect, it } from 'vitest';
 import { required } from './required-tools.ts';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
-// Debian's chromium driven through playwright-core, for the dashboard's browser tests. One chromium serves a test
-// file (a launch is seconds of CPU); each test has a context of its own: its own cookies, storage and
-// permissions, as a fresh profile would give it, so no test sees another's sign-in or state.
+// Debian's chromium driven through playwright-core, for the dashboard's browser tests. One chromium, and one page in
+// it, serve a test file: a launch is seconds of CPU, and each new page another two (a renderer process started, the
+// dashboard loaded into it for the first time). No test sees another's state all the same: each test's emulator
+// listens on a port of its own, so its dashboard is an origin of its own (sessionStorage, where the dashboard keeps
+// its token, and permissions go by origin), and after each test the page is handed back as a fresh profile's would
+// be: the test's listeners, routes and viewport gone, the storage, cookies and permissions it used cleared, blank.
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -26,36 +29,67 @@ export function itHasChromiumWhereRequired(file: string): void {
 }
 
 export interface FileBrowser {
-  /** A new context (and its first page) in the file's chromium, launched on first use. */
-  context(options?: BrowserContextOptions): Promise<BrowserContext>;
-  /** Closes the file's chromium, if it was launched, and with it every context it opened (afterAll). */
+  /**
+   * The file's page (chromium is launched on first use), for the running test only: after the test it is reset
+   * (see the header) and blank again for the next. The context is the page's, for permissions.
+   */
+  page(): Promise<{ page: Page; context: BrowserContext }>;
+  /** Closes the file's chromium, if it was launched, and with it the page (afterAll). */
   close(): Promise<void>;
 }
 
-/** The chromium of one test file: call once at its top, and close it in its afterAll. */
+const VIEWPORT = { width: 1280, height: 900 };
+
+/** The chromium of one test file: call once at its top level (it registers the reset after each test), close it in its afterAll. */
 export function fileBrowser(): FileBrowser {
   let launched: Promise<Browser> | null = null;
+  let opened: { page: Page; context: BrowserContext } | null = null;
+  let lent = false;
+  afterEach(async () => {
+    if (!lent || !opened) return;
+    lent = false;
+    const { page, context } = opened;
+    if (page.isClosed()) {
+      opened = null;
+      return;
+    }
+    await page.removeAllListeners();
+    await page.unrouteAll({ behavior: 'wait' });
+    if (/^https?:/.test(page.url())) {
+      await page.evaluate('sessionStorage.clear(); localStorage.clear()').catch(() => undefined);
+    }
+    await page.goto('about:blank');
+    await page.setViewportSize(VIEWPORT);
+    await context.clearCookies();
+    await context.clearPermissions();
+  });
   return {
-    async context(options = {}) {
+    async page() {
+      if (lent) throw new Error('the file’s page is already lent to this test');
       launched ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-      const context = await (await launched).newContext({ viewport: { width: 1280, height: 900 }, ...options });
-      context.setDefaultTimeout(10_000);
-      return context;
+      if (!opened) {
+        const context = await (await launched).newContext({ viewport: VIEWPORT });
+        context.setDefaultTimeout(10_000);
+        opened = { page: await context.newPage(), context };
+      }
+      lent = true;
+      return opened;
     },
     async close() {
       const browser = launched;
       launched = null;
+      opened = null;
       await (await browser?.catch(() => null))?.close();
     },
   };
 }
 
 /**
- * A page of `context` on the dashboard at `base`, signed in with `adminToken`, and the page's errors as they come
+ * The file's page on the dashboard at `base`, signed in with `adminToken`, and the page's errors as they come
  * (an uncaught exception or a console error): a panel test ends by expecting none.
  */
-export async function signedInPage(context: BrowserContext, base: string, adminToken: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
+export async function signedInPage(browser: FileBrowser, base: string, adminToken: string): Promise<{ page: Page; problems: string[] }> {
+  const { page } = await browser.page();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(String(error)));
   page.on('console', (message) => {
@@ -66,22 +100,6 @@ export async function signedInPage(context: BrowserContext, base: string, adminT
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
   return { page, problems };
-}
-
-/**
- * For a panel's tests: a function giving a page signed in on the dashboard at `base()`, each in a new context of
- * `browser`; the contexts it opened are closed after each test.
- */
-export function panelPages(browser: FileBrowser, base: () => string, adminToken: string): () => Promise<{ page: Page; problems: string[] }> {
-  const contexts: BrowserContext[] = [];
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-  return async () => {
-    const context = await browser.context();
-    contexts.push(context);
-    return signedInPage(context, base(), adminToken);
-  };
 }
 
 /** The test that the dashboard serves a panel's script, `ui/<file>`, as JavaScript exporting `factory`. */

@@ -17,7 +17,7 @@ import { verdictPanelTests } from './verdict-panel.ts';
 // The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
 // through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
 // machine (CI installs chromium in .ci/run). One chromium serves the file and the panels' tests it registers
-// (faults-panel.ts, verdict-panel.ts), each test in a context of its own (test/support/browser-chromium.ts).
+// (faults-panel.ts, verdict-panel.ts), on one page reset after each test (test/support/browser-chromium.ts).
 // Screenshots are taken on request only (each costs chromium a fraction of a second): SCREENSHOTS=1 saves them to
 // test-results/, UPDATE_SCREENSHOTS=1 to docs/ (the dashboard guide's) as well.
 
@@ -187,9 +187,7 @@ async function openWorld(answer?: Answer, options: { recordContent?: boolean } =
     (await (await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as Awaited<ReturnType<World['admin']>>;
   await post('/_emulator/accounts/acct_demo/webhook', { url: receiver.url });
 
-  const context = await browser.context();
-  cleanups.push(() => context.close());
-  const page = await context.newPage();
+  const { page, context } = await browser.page();
   const problems: string[] = [];
   const reads: Read[] = [];
   watch(page, problems, watchReads ? reads : null);
@@ -581,7 +579,8 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.locator('#ledger-limit').press('Enter');
     await expect.poll(() => slowed).toBeGreaterThan(0);
     await page.waitForTimeout(1000);
-    await page.unroute(countRead);
+    // Waits for a slowed read still in flight: it must answer before the test reads on (or leaves the page).
+    await page.unrouteAll({ behavior: 'wait' });
     const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
     // fund, the text call's freeze and its settlement, two task freezes: the newest two shown.
     await ledger.getByRole('caption').filter({ hasText: '(the newest 2 shown)' }).waitFor();

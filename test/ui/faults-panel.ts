@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
-import { HAS_CHROMIUM, itServesPanelScript, panelPages } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, signedInPage } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium: the rules in force with their counts, the form for the common
@@ -21,7 +21,7 @@ export function faultsPanelTests(browser: FileBrowser): void {
   });
 
   itServesPanelScript(() => emulator.app, 'faults.js', 'createFaults');
-  const openPage = panelPages(browser, () => base, ADMIN_TOKEN);
+  const openPage = () => signedInPage(browser, base, ADMIN_TOKEN);
 
   const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>
     emulator.control.faults.list().data as never;

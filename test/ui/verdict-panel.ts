@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.ts';
-import { HAS_CHROMIUM, itServesPanelScript, panelPages } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, signedInPage } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
@@ -22,7 +22,7 @@ export function verdictPanelTests(browser: FileBrowser): void {
   });
 
   itServesPanelScript(() => world.t.emulator.app, 'verdict.js', 'createVerdict');
-  const openPage = panelPages(browser, () => world.base, ADMIN_TOKEN);
+  const openPage = () => signedInPage(browser, world.base, ADMIN_TOKEN);
 
   it.skipIf(!HAS_CHROMIUM)(
     'shows a careless client’s failed check with its reason and evidence, filters by key, and probes a receiver',
