@@ -10,11 +10,13 @@ import { buildSync, version } from 'esbuild';
 // of a start's CPU time. The tests run the same command laid out as the installed package is: bin/svc-emulator.js
 // as it is (it takes its dist/ branch), and the package's folders (openapi, fixtures, scenarios, ui) and
 // node_modules linked, so every path a module finds from its own place is the one it finds in the checkout. Its
-// dist/cli/main.js is src/ bundled by esbuild (same esbuild, tsconfig and target as tsx; packages stay imports):
-// Node's loader took a fifth of a start's CPU time resolving and linking some 230 modules one by one. Each module
-// keeps its own `import.meta.url` (the place it would have in dist/), so the folders it finds from there, and the
-// packages it requires from there, are the ones it finds unbundled; the modules run in the same order, and those
-// the command imports lazily are still evaluated only when imported.
+// dist/cli/main.js is src/ bundled by esbuild (same esbuild, tsconfig and target as tsx) with the packages it
+// imports: Node's loader took a fifth of a start's CPU time resolving and linking some 230 modules of src/ one by
+// one, and a third of what was left finding and compiling express's, body-parser's and yaml's files. libsql stays
+// an import, found from the layout as from the package (its native binding is found from its own place). Each
+// module of src/ keeps its own `import.meta.url` (the place it would have in dist/), so the folders it finds from
+// there, and what it resolves from there, are the ones it finds unbundled; the modules run in the same order, and
+// those the command imports lazily are still evaluated only when imported.
 // The layout is made once for the sources as they are (its name is their hash: an edit makes a new one, never a
 // stale one), in node_modules/.cache/svc-emulator-cli/. The checkout's own command, through npx, npm start and
 // tsx, is test/cli/launcher.test.ts's and the first test of test/cli/start.test.ts's; SVC_TEST_CLI=checkout runs
@@ -28,8 +30,11 @@ export const CHECKOUT_BIN = join(ROOT, 'bin/svc-emulator.js');
 /** What the layout holds besides dist/: linked, so the command reads the checkout's own files. */
 const LINKED = ['openapi', 'fixtures', 'scenarios', 'ui', 'package.json', 'node_modules'];
 
+/** The packages left as imports: a native binding, found from the package's own place. */
+const EXTERNAL = ['libsql'];
+
 /** Changing how the layout is made changes this, and so the layout's name. */
-const RECIPE = `esbuild ${version} bundle of src/cli/main.ts (node${process.versions.node}, esm, keepNames, packages external), import.meta.url per module; v2`;
+const RECIPE = `esbuild ${version} bundle of src/cli/main.ts (node${process.versions.node}, esm, keepNames, packages bundled but ${EXTERNAL.join(', ')}), import.meta.url per module; v3`;
 
 /**
  * Bundles `src` into `<dist>/cli/main.js`, the layout's being `layoutDist` once in place. The modules are staged
@@ -46,7 +51,9 @@ function bundle(src: string, stage: string, dist: string, layoutDist: string, mo
     entryPoints: [join(stage, 'cli/main.ts')],
     outfile: join(dist, 'cli/main.js'),
     bundle: true,
-    packages: 'external',
+    external: EXTERNAL,
+    // The packages written as CommonJS require Node's own modules: a require of the bundle's place answers them.
+    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
     tsconfig: join(ROOT, 'tsconfig.json'),
     format: 'esm',
     platform: 'node',
