@@ -19,6 +19,7 @@ import {
   TERMINAL,
 } from './live.ts';
 import type { Client, Delivery, LedgerEntry, Live, NewAccount, Reply, Task } from './live.ts';
+import type { WireScenario } from '../support/wire-task.ts';
 
 // Races over a real port: many requests in flight at once (Promise.all over fetch), several accounts and keys
 // made through the control API, a manual clock advanced while requests land, and a real callback receiver.
@@ -253,15 +254,6 @@ it('ends every task in exactly one terminal state when cancels race completions,
   }
 });
 
-/** A scenario as `GET /_emulator/scenarios` lists it. */
-interface ScenarioDoc {
-  name: string;
-  queue_seconds: number;
-  processing_seconds: number;
-  per_model?: Record<string, { queue_seconds?: number; processing_seconds?: number }>;
-  failure?: { during: 'queued' | 'processing' };
-}
-
 /** How a scenario moves a notes task: queue and processing seconds, and where it fails (if it does). */
 interface Plan {
   queue: number;
@@ -286,7 +278,7 @@ it('moves the clock by every advance and runs every transition at its time when 
     await newAccount(live, { webhookUrl: receiver.url, keys: [{}, {}] }),
     await newAccount(live, { webhookUrl: receiver.url, keys: [{}, {}] }),
   ];
-  const scenarios = ok<{ data: ScenarioDoc[] }>(await live.admin.get('/_emulator/scenarios')).data;
+  const scenarios = ok<{ data: WireScenario[] }>(await live.admin.get('/_emulator/scenarios')).data;
   const planOf = (name: string): Plan => {
     const scenario = scenarios.find((s) => s.name === name);
     if (!scenario) throw new Error(`no scenario ${name}`);

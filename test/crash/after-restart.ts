@@ -6,7 +6,7 @@ import type { Client } from './emulator-process.ts';
 import { checkLedger, TERMINAL } from './invariants.ts';
 import type { Listed, Task } from './invariants.ts';
 import { endOf, leastRankAt, PAST_EVERY_DEADLINE_SECONDS, rankOf } from './plans.ts';
-import type { ScenarioDoc } from './plans.ts';
+import type { WireScenario } from '../support/wire-task.ts';
 import type { Received } from '../support/receiver.ts';
 
 /**
@@ -19,7 +19,7 @@ export interface Restarted {
   base: string;
   admin: Client;
   acked: Acknowledged;
-  plans: Map<string, ScenarioDoc>;
+  plans: Map<string, WireScenario>;
 }
 
 /** Every task of the test accounts, by id, once the points invariants of every account are checked. */
@@ -53,7 +53,7 @@ export async function checkAcknowledged(r: Restarted, round: number, sample: Prn
       expect(task.status, `task ${acked.id} was answered canceled`).toBe('canceled');
       continue;
     }
-    const plan = r.plans.get(listed.scenario) as ScenarioDoc;
+    const plan = r.plans.get(listed.scenario) as WireScenario;
     const least = leastRankAt(plan, task.model, acked.createdAt, r.acked.clockMs);
     const why = `task ${acked.id} (${listed.scenario}, created ${acked.createdAt}, round ${acked.round}) is ${task.status}, but the clock was answered at ${new Date(r.acked.clockMs).toISOString()}`;
     expect(rankOf(task.status), `${why}: a transition due before then was lost`).toBeGreaterThanOrEqual(least);
@@ -91,7 +91,7 @@ export async function finishEverything(r: Restarted): Promise<Map<string, Listed
       expect([task.status, task.error?.code], what).toEqual(['canceled', 'canceled']);
       continue;
     }
-    const end = endOf(r.plans.get(scenario) as ScenarioDoc);
+    const end = endOf(r.plans.get(scenario) as WireScenario);
     expect([task.status, task.error?.code ?? null], what).toEqual([end.status, end.code]);
   }
   return tasks;

@@ -10,7 +10,7 @@ import { adminOf, DEMO_KEY, eventually, expectStatus, crashWorkspace, openAccoun
 import type { CliEmulator } from './emulator-process.ts';
 import { checkLedger, tasksOf } from './invariants.ts';
 import { runLoad } from './load.ts';
-import type { ScenarioDoc } from './plans.ts';
+import type { WireScenario } from '../support/wire-task.ts';
 import { nextWrite, walStage } from './wal.ts';
 import { busier } from '../support/busy.ts';
 
@@ -53,14 +53,14 @@ function checkStoreFile(acked: Acknowledged, data: StateDocument): void {
 }
 
 /** Starts the emulator again on the same files and checks everything; returns it running, every task finished. */
-async function restartAndCheck(acked: Acknowledged, plans: Map<string, ScenarioDoc>, round: number, rng: Prng): Promise<{ cli: CliEmulator; summary: string }> {
+async function restartAndCheck(acked: Acknowledged, plans: Map<string, WireScenario>, round: number, rng: Prng): Promise<{ cli: CliEmulator; summary: string }> {
   checkStoreFile(acked, leftOnDisk());
   const cli = await start();
   return { cli, summary: await checkRestarted(cli, acked, plans, round, rng) };
 }
 
 /** Everything acknowledged is there and the invariants hold; then every task finishes and is called back. */
-async function checkRestarted(cli: CliEmulator, acked: Acknowledged, plans: Map<string, ScenarioDoc>, round: number, rng: Prng): Promise<string> {
+async function checkRestarted(cli: CliEmulator, acked: Acknowledged, plans: Map<string, WireScenario>, round: number, rng: Prng): Promise<string> {
   const r: Restarted = { base: cli.base, admin: adminOf(cli), acked, plans };
   const { unfinished } = await checkAcknowledged(r, round, rng);
   const tasks = await finishEverything(r);
@@ -107,7 +107,7 @@ async function killDuringReset(cli: CliEmulator, point: ResetKill): Promise<{ ac
  */
 async function checkAfterResetKill(
   acked: Acknowledged,
-  plans: Map<string, ScenarioDoc>,
+  plans: Map<string, WireScenario>,
   round: number,
   rng: Prng,
   before: StateDocument,
@@ -143,7 +143,7 @@ it(`keeps everything acknowledged through ${ROUNDS + 1} kill -9 rounds, the firs
   const rng = prng(SEED);
   let cli = await start();
   const admin = adminOf(cli);
-  const scenarios = expectStatus<{ data: ScenarioDoc[] }>(await admin.get('/_emulator/scenarios'), 200, 'scenarios').data;
+  const scenarios = expectStatus<{ data: WireScenario[] }>(await admin.get('/_emulator/scenarios'), 200, 'scenarios').data;
   const plans = new Map(scenarios.map((s) => [s.name, s]));
   const now = Date.parse(expectStatus<{ now: string }>(await admin.get('/_emulator/clock'), 200, 'clock').now);
   const acked = newAcknowledged(await openAccounts(cli, 3, ws.receiver.url), now);

@@ -7,9 +7,6 @@ import type { WireScenario } from '../support/wire-task.ts';
  * @see reference "States and transitions", "Limits" (maximum processing time)
  */
 
-/** A scenario as `GET /_emulator/scenarios` lists it. */
-export type ScenarioDoc = WireScenario;
-
 const MAX_PROCESSING_SECONDS: Record<string, number> = { 'social-notes-data': 600, 'video-gen-2.0-fast': 3600, 'avatar-photo': 3600 };
 /** Seconds after which every task of every scenario has ended: the longest maximum processing time, and a bit. */
 export const PAST_EVERY_DEADLINE_SECONDS = 3700;
@@ -22,7 +19,7 @@ export const rankOf = (status: Task['status']): number => RANK[status];
  * transition due by then ran, and was stored before the advance that got there was answered. `created_at` has whole
  * seconds, so the task is taken as created as late as it can have been.
  */
-export function leastRankAt(scenario: ScenarioDoc, model: string, createdAt: string, atMs: number): number {
+export function leastRankAt(scenario: WireScenario, model: string, createdAt: string, atMs: number): number {
   const created = Date.parse(createdAt) + 999;
   const times = scenario.per_model?.[model] ?? {};
   const queueMs = (times.queue_seconds ?? scenario.queue_seconds) * 1000;
@@ -35,7 +32,7 @@ export function leastRankAt(scenario: ScenarioDoc, model: string, createdAt: str
 }
 
 /** How a task on `scenario` ends when nothing cancels it: status and error code. */
-export function endOf(scenario: ScenarioDoc): { status: Task['status']; code: string | null } {
+export function endOf(scenario: WireScenario): { status: Task['status']; code: string | null } {
   if (scenario.outcome === 'timeout') return { status: 'failed', code: 'timeout' };
   if (scenario.outcome === 'failed') return { status: 'failed', code: scenario.failure?.code ?? null };
   return { status: 'succeeded', code: null };

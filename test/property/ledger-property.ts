@@ -33,7 +33,6 @@ const SCENARIOS = [
   ...FAILURE_CODES.filter((code) => code !== 'timeout'),
 ] as const;
 
-type ScenarioDoc = WireScenario<FailCode>;
 
 /** What a task of a model does on a scenario: when it leaves the queue, how long it processes, how it ends. */
 interface Plan {
@@ -44,7 +43,7 @@ interface Plan {
   cancelableWhileProcessing: boolean;
 }
 
-function planOf(scenario: ScenarioDoc, model: string): Plan {
+function planOf(scenario: WireScenario<FailCode>, model: string): Plan {
   const times = scenario.per_model?.[model] ?? {};
   return {
     queueMs: (times.queue_seconds ?? scenario.queue_seconds) * 1000,
@@ -458,7 +457,7 @@ interface Ran {
 async function run(
   t: TestEmulator,
   accounts: Account[],
-  plans: Map<string, ScenarioDoc>,
+  plans: Map<string, WireScenario<FailCode>>,
   before: Observed,
   nowMs: number,
   cmd: Command,
@@ -507,7 +506,7 @@ async function run(
   ].find((candidates) => candidates.length > 0);
   if (among === undefined) return {};
   const { task, account_id, scenario } = among[cmd.task % among.length] as Observed['tasks'][number];
-  const plan = planOf(plans.get(scenario) as ScenarioDoc, task.model);
+  const plan = planOf(plans.get(scenario) as WireScenario<FailCode>, task.model);
   const owner = accounts.findIndex((a) => a.id === account_id);
   const started = msOf(task.started_at);
   const failed = (code: string, startedMs = started): Progress => ({ status: 'failed', started_ms: startedMs, finished_ms: nowMs, code });
@@ -572,7 +571,7 @@ export async function checkPointsConserved(numRuns: number): Promise<void> {
   try {
     const listed = await t.admin.get('/_emulator/scenarios');
     // Scenarios with a `text` block are for text calls; every task scenario of the library is exercised here.
-    const taskScenarios = (listed.body.data as (ScenarioDoc & { text?: unknown })[]).filter((scenario) => scenario.text === undefined);
+    const taskScenarios = (listed.body.data as (WireScenario<FailCode> & { text?: unknown })[]).filter((scenario) => scenario.text === undefined);
     const plans = new Map(taskScenarios.map((scenario) => [scenario.name, scenario]));
     expect([...plans.keys()].sort()).toEqual([...SCENARIOS].sort());
     await fc.assert(
@@ -599,7 +598,7 @@ export async function checkPointsConserved(numRuns: number): Promise<void> {
             const after = observed.tasks.find((entry) => entry.task.id === task.id)?.task;
             if (cmd.kind === 'clock' && !TERMINAL.has(task.status)) {
               // The clock moves every unfinished task exactly as its plan says, at the plan's times.
-              const expected = byClock(task, planOf(plans.get(scenario) as ScenarioDoc, task.model), nowMs);
+              const expected = byClock(task, planOf(plans.get(scenario) as WireScenario<FailCode>, task.model), nowMs);
               expect(after && progressOf(after)).toEqual(expected);
               if (expected.status === task.status) expect(after).toEqual(task);
             } else if (task.id === ran.answered?.id) {

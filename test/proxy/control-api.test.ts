@@ -10,7 +10,7 @@ import type { Emulator } from '../../src/index.ts';
 import { spawnCommand } from '../support/command.ts';
 import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 import { ioUntil, startReceiver } from '../support/receiver.ts';
-import { beijing, taskOf } from './task-bodies.ts';
+import { sendSucceeded, taskOf } from './task-bodies.ts';
 
 // `proxy --admin-url --admin-token`: in front of an emulator whose clock is moved by hand, the proxy stamps what
 // it sees with the emulator's clock, read through the control API, so the whole conformance suite (callbacks
@@ -82,13 +82,7 @@ it('without --webhook-secret, a callback signed with a secret not its account’
       const order = sent.metadata.order;
       const id = `T261126100000${order.toUpperCase().slice(0, 6).padEnd(6, 'X')}`;
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': `req_${order.padEnd(24, 'x')}` }).end(JSON.stringify(taskOf(id, 'queued', order, t0)));
-      const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
-      const msgId = `msg_${order}1`;
-      // One instant for the header and the signature: two readings of the clock may fall in different seconds.
-      const sentAt = new Date();
-      const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)) };
-      const signature = new Webhook(signers[order] ?? '').sign(msgId, sentAt, body);
-      callbacks.push(fetch(sent.webhook_url, { method: 'POST', headers: { ...headers, 'webhook-signature': signature }, body }));
+      callbacks.push(sendSucceeded(sent.webhook_url, new Webhook(signers[order] ?? ''), id, order, t0));
     });
   });
   const upstream = await listenLocal(server, closing);

@@ -8,7 +8,7 @@ import type { EndedExchange } from '../../src/proxy/index.ts';
 import { closedAfterEach, listenLocal, startProxy } from '../support/proxy.ts';
 import { ioUntil, startReceiver } from '../support/receiver.ts';
 import type { Receiver } from '../support/receiver.ts';
-import { beijing, taskOf } from './task-bodies.ts';
+import { sendSucceeded, taskOf } from './task-bodies.ts';
 
 // `proxy --relay-callbacks`: task callbacks come through the proxy, which checks them with the shared checker and
 // passes them on unchanged. In front of the emulator nothing deviates and the receiver gets the service's exact,
@@ -171,13 +171,7 @@ it('in front of a service that calls back wrongly: a bad signature and a callbac
         const id = ids[order] ?? 'T261126100000OTHER1';
         json(taskOf(id, 'queued', order, t0));
         // Called back at once, finished, while the task is still processing.
-        const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
-        const msgId = `msg_${order}1`;
-        // One instant for the signature and the header: two readings of the clock may fall in different seconds.
-        const sentAt = new Date();
-        const signature = (order === 'badsig' ? other : new Webhook(secret)).sign(msgId, sentAt, body);
-        const headers = { 'Content-Type': 'application/json', 'User-Agent': 'Svc-Webhook/1.0', 'webhook-id': msgId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': signature };
-        callbacks.push(fetch(sent.webhook_url, { method: 'POST', headers, body }));
+        callbacks.push(sendSucceeded(sent.webhook_url, order === 'badsig' ? other : new Webhook(secret), id, order, t0));
         return;
       }
       const id = /^\/v1\/tasks\/(\w+)$/.exec(req.url ?? '')?.[1] ?? '';

@@ -1,3 +1,5 @@
+import type { Webhook } from 'standardwebhooks';
+
 /** A time as the service writes it: Beijing time, whole seconds, `+08:00`. */
 export const beijing = (ms: number): string => `${new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`;
 
@@ -20,4 +22,22 @@ export function taskOf(id: string, status: 'queued' | 'processing' | 'succeeded'
     error: null,
     metadata: { order },
   };
+}
+
+/**
+ * A stand-in service's callback for task `id` (`order`'s) having succeeded, sent to `url` now and signed by `signer`.
+ * One instant stamps the header and the signature: two readings of the clock may fall in different seconds.
+ */
+export function sendSucceeded(url: string, signer: Webhook, id: string, order: string, t0: number): Promise<Response> {
+  const body = JSON.stringify({ type: 'task.succeeded', timestamp: beijing(t0 + 2000), data: taskOf(id, 'succeeded', order, t0) });
+  const msgId = `msg_${order}1`;
+  const sentAt = new Date();
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Svc-Webhook/1.0',
+    'webhook-id': msgId,
+    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+    'webhook-signature': signer.sign(msgId, sentAt, body),
+  };
+  return fetch(url, { method: 'POST', headers, body });
 }

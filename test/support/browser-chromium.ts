@@ -84,21 +84,28 @@ export function fileBrowser(): FileBrowser {
   };
 }
 
-/**
- * The file's page on the dashboard at `base`, signed in with `adminToken`, and the page's errors as they come
- * (an uncaught exception or a console error): a panel test ends by expecting none.
- */
-export async function signedInPage(browser: FileBrowser, base: string, adminToken: string): Promise<{ page: Page; problems: string[] }> {
-  const { page } = await browser.page();
-  const problems: string[] = [];
+/** Collects `page`'s errors as they come (an uncaught exception or a console error) into `problems`: a test ends by expecting none. */
+export function watchProblems(page: Page, problems: string[]): void {
   page.on('pageerror', (error) => problems.push(String(error)));
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
   });
-  await page.goto(`${base}/_emulator/ui`);
+}
+
+/** Opens the dashboard at `base` (at `hash`, a link into it) and signs in with `adminToken`. */
+export async function signIn(page: Page, base: string, adminToken: string, hash = ''): Promise<void> {
+  await page.goto(`${base}/_emulator/ui${hash}`);
   await page.getByLabel('Admin token').fill(adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
+}
+
+/** The file's page on the dashboard at `base`, signed in with `adminToken`, and its problems (`watchProblems`). */
+export async function signedInPage(browser: FileBrowser, base: string, adminToken: string): Promise<{ page: Page; problems: string[] }> {
+  const { page } = await browser.page();
+  const problems: string[] = [];
+  watchProblems(page, problems);
+  await signIn(page, base, adminToken);
   return { page, problems };
 }
 

@@ -3,7 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired } from '../support/browser-chromium.ts';
+import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired, signIn, watchProblems } from '../support/browser-chromium.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -209,10 +209,7 @@ async function openWorld(answer?: Answer, options: { recordContent?: boolean } =
 
 /** Collects the page's errors, and with `reads` its control API reads (each answer's body fetched from chromium). */
 function watch(page: Page, problems: string[], reads: Read[] | null): void {
-  page.on('pageerror', (error) => problems.push(String(error)));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
+  watchProblems(page, problems);
   if (!reads) return;
   page.on('response', (res) => {
     const url = new URL(res.url());
@@ -222,13 +219,6 @@ function watch(page: Page, problems: string[], reads: Read[] | null): void {
       () => undefined,
     );
   });
-}
-
-async function signIn(page: Page, base: string, hash = ''): Promise<void> {
-  await page.goto(`${base}/_emulator/ui${hash}`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
 }
 
 /** Waits until the page has made a read, after the `from`-th, that `matches`; resolves with it. */
@@ -261,7 +251,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const first = await w.submit('n1', 'default');
 
     // Sign in; the token survives a reload of the tab.
-    await signIn(page, w.base);
+    await signIn(page, w.base, ADMIN_TOKEN);
     await page.reload();
     await page.getByRole('heading', { name: 'Clock', level: 2 }).waitFor();
     expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:00:00');
@@ -347,7 +337,7 @@ it.skipIf(!HAS_CHROMIUM)(
     // The first callback is answered 500, its retry a minute later 200.
     const w = await openWorld(failFirst(1));
     const { page } = w;
-    await signIn(page, w.base);
+    await signIn(page, w.base, ADMIN_TOKEN);
     const first = await w.submit('n1', 'default');
     const tasks = tasksTable(page);
     await tasks.getByRole('row').filter({ hasText: first }).getByText('queued', { exact: true }).waitFor();
@@ -443,7 +433,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const messages = (await w.admin('/_emulator/webhooks/deliveries')).data as { id: string; task_id: string }[];
     const [failing, middle, newest] = messages.map((m) => m.id) as [string, string, string];
 
-    await signIn(page, w.base);
+    await signIn(page, w.base, ADMIN_TOKEN);
     const table = callbacksTable(page);
     const rows = table.getByRole('row');
     await table.getByRole('row').filter({ hasText: failing }).getByText('retrying').waitFor();
@@ -504,7 +494,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const taskCall = ((await w.admin('/_emulator/records?path=/v1/tasks')).data[0] as { request_id: string }).request_id;
 
     // A link opens the record once signed in (the token is kept per tab: a shared link asks for it first).
-    await signIn(page, w.base, `#record=${chatId}`);
+    await signIn(page, w.base, ADMIN_TOKEN, `#record=${chatId}`);
     await page.getByRole('heading', { name: `Call ${chatId}` }).waitFor();
     const prompt = page.locator('#record-payloads').getByLabel('Prompt', { exact: true });
     expect(JSON.parse((await prompt.textContent()) ?? '')).toEqual(['Explain the tides']);
@@ -621,7 +611,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const messagesId = String(messages.headers.get('x-request-id'));
 
     // The refused call: its query string, the error's message and the field it named, its headers with the key masked.
-    await signIn(page, w.base, `#record=${refusedId}`);
+    await signIn(page, w.base, ADMIN_TOKEN, `#record=${refusedId}`);
     await page.getByRole('heading', { name: `Call ${refusedId}` }).waitFor();
     const facts = page.locator('#record-facts');
     const factOf = (name: string) => facts.locator('div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
