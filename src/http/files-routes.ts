@@ -76,15 +76,61 @@ export function uploadRoutes(deps: FilesRoutesDeps): Router {
 }
 
 /**
- * `GET /files/{name}`: the emulator's file storage. Names are unguessable, so no key is asked, as with the
- * service's own storage; from `expires_at` on the address answers 404.
+ * Types a browser shows inline as a picture or a player, which run no script of the file: raster images (not
+ * SVG, a document that may hold scripts), audio and video. Every other file is served as a download.
+ */
+const INLINE_TYPES: ReadonlySet<string> = new Set([
+  ...['jpeg', 'png', 'gif', 'webp', 'avif', 'bmp'].map((subtype) => `image/${subtype}`),
+  ...['mp4', 'webm', 'ogg', 'quicktime'].map((subtype) => `video/${subtype}`),
+  ...['mpeg', 'mp4', 'aac', 'wav', 'x-wav', 'wave', 'ogg', 'webm', 'flac'].map((subtype) => `audio/${subtype}`),
+]);
+
+/**
+ * Whoever uploads a file chooses its type, and the files share the origin of the dashboard and the control API:
+ * a file shown as a page would run its scripts with the admin token in reach. So no file is a document of this
+ * origin: `sandbox` gives any document made of it an opaque origin and no scripts; `default-src 'none'` lets it
+ * load nothing, but for the file itself as the image or media of the browser's own image or player document
+ * (without `media-src` chromium's player is refused it) and that document's inline style; `nosniff` keeps the
+ * declared type from being second-guessed.
+ */
+const FILE_HEADERS = {
+  'Content-Security-Policy': "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'",
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'private, max-age=0',
+} as const;
+
+/** A type, parameters included, as a header may carry it; a stored one that is not (an odd imported record) is sent as bytes. */
+const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\t\x20-\x7e]*)?$/i;
+
+/**
+ * The headers a stored file is served with, by its declared type (kept as Content-Type: the record says it, and
+ * the download, nosniff and the sandbox leave a browser nothing to run). A picture or player shown inline is a
+ * document of an opaque origin loading the file from this one: chromium's player loads it in CORS mode, so
+ * those files allow any origin (their names are the secret, as for an <img> or <video> of any site).
+ */
+function fileHeaders(mimeType: string): Record<string, string> {
+  const type = MIME_TYPE.test(mimeType) ? mimeType : 'application/octet-stream';
+  const inline = INLINE_TYPES.has(type.split(';')[0]?.trim().toLowerCase() ?? '');
+  return {
+    'Content-Type': type,
+    'Content-Disposition': inline ? 'inline' : 'attachment',
+    ...FILE_HEADERS,
+    ...(inline ? { 'Access-Control-Allow-Origin': '*' } : {}),
+  };
+}
+
+/**
+ * `GET /files/{name}`: the emulator's file storage (uploads, and result files: generated media, the fixtures of
+ * older records). Names are unguessable, so no key is asked, as with the service's own storage; from
+ * `expires_at` on the address answers 404. Each is served with `fileHeaders`.
+ * @see docs/reference/security.md
  */
 export function fileServingRoutes(deps: Pick<FilesRoutesDeps, 'api'>): Router {
   const router = Router(ROUTING);
   router.get('/:name', (req, res) => {
     const { mimeType, bytes } = deps.api.readFile(req.params.name);
-    res.setHeader('Content-Type', mimeType);
-    res.setHeader('Cache-Control', 'private, max-age=0');
+    // setHeader, not res.set: Express would add a charset to the declared type.
+    for (const [name, value] of Object.entries(fileHeaders(mimeType))) res.setHeader(name, value);
     res.end(bytes);
   });
   return router;

@@ -13,6 +13,7 @@ import { failFirst, startReceiver } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
 import { faultsPanelTests } from './faults-panel.ts';
 import { verdictPanelTests } from './verdict-panel.ts';
+import { servedFilesTests } from './served-files.ts';
 
 // The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
 // through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
@@ -681,3 +682,4 @@ it.skipIf(!HAS_CHROMIUM)(
 
 describe('the Faults panel', () => faultsPanelTests(browser));
 describe('the Verdict panel', () => verdictPanelTests(browser));
+describe('uploaded files opened in the dashboard’s tab', () => servedFilesTests(browser));
