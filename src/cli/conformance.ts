@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { ConformanceSetupError, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
 import type { SuiteOptions, SuiteReport } from '../conformance/index.ts';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { CONFORMANCE_HELP } from './help.ts';
+import { prepareReports, writeReports } from './report-path.ts';
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -81,9 +81,16 @@ function startLine(options: ConformanceOptions, setup: Pick<SuiteReport, 'accoun
   return `running as ${setup.account.id}, a fresh account the control API funded with ${setup.account.points} points: no budget applies${note}`;
 }
 
-/** `svc-emulator conformance`: prints progress and failures, writes reports, exits 0, 1 or 2. */
+/**
+ * `svc-emulator conformance`: prints progress and failures, writes reports, exits 0, 1 or 2. A report that cannot
+ * be written is refused before the suite runs (see `prepareReports`).
+ */
 export async function conformance(options: ConformanceOptions): Promise<number> {
-  let report;
+  prepareReports('conformance', [
+    { flag: '--junit', path: options.junit },
+    { flag: '--json', path: options.json },
+  ]);
+  let report: SuiteReport;
   try {
     report = await runConformance({
       ...options,
@@ -98,11 +105,14 @@ export async function conformance(options: ConformanceOptions): Promise<number> 
     console.error(`svc-emulator conformance: ${said}`);
     return 2;
   }
-  if (options.junit) await writeFile(options.junit, junitXml(report));
-  if (options.json) await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
   const skipped = report.results.filter((r) => r.status === 'skipped');
   const failOnSkip = options.failOnSkip === true && skipped.length > 0;
   if (failOnSkip) console.log(`--fail-on-skip: ${skipped.length} skipped, so this run fails: ${skipped.map((r) => r.id).join(', ')}`);
   console.log(summaryLine(report));
+  // After the summary: a report the disk refused now is said on its own line, the results still shown.
+  writeReports('conformance', [
+    { flag: '--junit', path: options.junit, text: () => junitXml(report) },
+    { flag: '--json', path: options.json, text: () => `${JSON.stringify(report, null, 2)}\n` },
+  ]);
   return report.failed > 0 || failOnSkip ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Imported } from '../recording/index.ts';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { IMPORT_RECORDING_HELP } from './help.ts';
+import { prepareFolder } from './report-path.ts';
 import { plural } from '../log/index.ts';
 
 export interface ImportRecordingOptions {
@@ -31,7 +32,7 @@ export function parseImportRecordingOptions(argv: string[]): ImportRecordingOpti
  * that cannot be written, is a usage error: one line, exit 2.
  */
 export async function importRecording(options: ImportRecordingOptions): Promise<void> {
-  const [{ ensureFolder, importTasks, importTextCalls, readRecording, RecordingError, scenarioFileText }, { createContract, parseYaml }, { checkScenarios }] = await Promise.all([
+  const [{ importTasks, importTextCalls, readRecording, RecordingError, scenarioFileText }, { createContract, parseYaml }, { checkScenarios }] = await Promise.all([
     import('../recording/index.ts'),
     import('../contract/index.ts'),
     import('../scenarios/index.ts'),
@@ -90,11 +91,12 @@ export async function importRecording(options: ImportRecordingOptions): Promise<
     }
   }
   if (files.length > 0) {
+    // Made only when there is something to write: an import that finds nothing leaves no empty folder.
+    prepareFolder('import-recording', '--out', options.out);
     try {
-      ensureFolder(options.out);
       for (const file of files) writeFileSync(join(options.out, file.name), file.text);
     } catch (err) {
-      throw new UsageError(`svc-emulator import-recording: --out ${options.out}: ${(err as Error).message}`);
+      throw new UsageError(`svc-emulator import-recording: --out ${options.out}: cannot write there (${(err as Error).message})`);
     }
   }
   for (const line of summary(options.out, tasks, texts, files.map((f) => f.name))) console.log(line);

@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
 import { readSeed } from '../accounts/index.ts';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PARITY_HELP } from './help.ts';
+import { prepareReports, writeReports } from './report-path.ts';
 
 export interface ParityCommandOptions {
   /** A .har file or a directory of them. */
@@ -54,8 +54,15 @@ export function parseParityOptions(argv: string[]): ParityCommandOptions {
   };
 }
 
-/** `svc-emulator parity`: replays, prints the report, writes the files; 0 when all agreed, 1 when not, 2 when it cannot run. */
+/**
+ * `svc-emulator parity`: replays, prints the report, writes the files; 0 when all agreed, 1 when not, 2 when it
+ * cannot run (a report that cannot be written among them, refused before the replay: see `prepareReports`).
+ */
 export async function parity(options: ParityCommandOptions): Promise<number> {
+  prepareReports('parity', [
+    { flag: '--json', path: options.json },
+    { flag: '--junit', path: options.junit },
+  ]);
   const { readRecording, RecordingError } = await import('../recording/index.ts');
   const { junitXml, ParitySetupError, ParityUnreachable, reportText, runParity } = await import('../parity/index.ts');
   let report;
@@ -77,18 +84,10 @@ export async function parity(options: ParityCommandOptions): Promise<number> {
     throw err;
   }
   console.log(reportText(report));
-  const reports: [string | null, () => string][] = [
-    [options.json, () => `${JSON.stringify(report, null, 2)}\n`],
-    [options.junit, () => junitXml(report)],
-  ];
-  for (const [file, text] of reports) {
-    if (file === null) continue;
-    try {
-      await writeFile(file, text());
-    } catch (err) {
-      console.error(`svc-emulator parity: cannot write ${file}: ${(err as Error).message}`);
-      return 2;
-    }
-  }
+  const replayed = report;
+  writeReports('parity', [
+    { flag: '--json', path: options.json, text: () => `${JSON.stringify(replayed, null, 2)}\n` },
+    { flag: '--junit', path: options.junit, text: () => junitXml(replayed) },
+  ]);
   return report.differed > 0 ? 1 : 0;
 }

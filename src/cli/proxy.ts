@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { leaveWithLauncher } from './launcher.ts';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { PROXY_HELP } from './help.ts';
+import { prepareReports, UnwrittenReport, writeReports } from './report-path.ts';
 import type { FaultRules } from '../faults/index.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
@@ -101,8 +101,16 @@ function urlOf(text: string): URL | null {
   }
 }
 
-/** `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the reports and the recording and exits 0. */
+/**
+ * `svc-emulator proxy`: runs until SIGINT or SIGTERM, then writes the reports and the recording and exits 0 (2, with
+ * one line, when a report could not be written then).
+ */
 export async function proxy(options: ProxyCommandOptions): Promise<void> {
+  // Before it listens: reports that could not be written at the end are refused now (see `prepareReports`).
+  prepareReports('proxy', [
+    { flag: '--json', path: options.json },
+    { flag: '--junit', path: options.junit },
+  ]);
   const { createProxy, proxyJunitXml } = await import('../proxy/index.ts');
   const { createRecorder } = await import('../recording/index.ts');
   const { machineNow } = await import('../clock/index.ts');
@@ -139,6 +147,43 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
     ...(faults ? { faults } : {}),
   });
   const url = await server.listen(options.port, options.host);
+  // Before the address is printed: whoever reads it may signal at once, and a signal with no handler kills outright.
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await server.close();
+      const deviations = server.deviations();
+      let written: string[] = [];
+      let unwritten: UnwrittenReport | null = null;
+      try {
+        written = writeReports('proxy', [
+          { flag: '--json', path: options.json, text: () => `${JSON.stringify({ upstream: server.upstream, exchanges: server.exchanges(), count: deviations.length, data: deviations }, null, 2)}\n` },
+          { flag: '--junit', path: options.junit, text: () => proxyJunitXml({ upstream: server.upstream, exchanges: server.exchanges(), deviations, durationMs: machineNow() - startedMs }) },
+        ]);
+      } catch (err) {
+        // The recording is still closed, and the run's counts still said, before the failure's one line.
+        if (!(err instanceof UnwrittenReport)) throw err;
+        unwritten = err;
+        written = err.written;
+      }
+      const files = recorder ? await recorder.close() : [];
+      console.log(`proxy stopped: ${plural(server.exchanges(), 'exchange')} checked, ${plural(deviations.length, 'deviation')}${written.length > 0 ? ` (written to ${written.join(', ')})` : ''}`);
+      if (recorder) console.log(files.length > 0 ? `recorded: ${files.join(', ')}` : 'recorded nothing (no exchange passed)');
+      if (unwritten) {
+        console.error(unwritten.message);
+        process.exit(2);
+      }
+      process.exit(0);
+    })().catch((err: unknown) => {
+      console.error(`proxy: ${(err as Error).message}`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  leaveWithLauncher(stop);
   console.log(`proxy listening on ${url} → ${server.upstream}`);
   if (options.admin) console.log(`stamping with the deployment's clock, read from ${options.admin.url}/_emulator/clock`);
   if (options.relay) {
@@ -152,32 +197,4 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   }
   if (faults) console.log(`injecting faults: ${faults.list().length} rule(s) from ${options.faults}`);
   if (recorder) console.log(`recording into ${options.record}${options.keepContent ? ' (prompts and outputs kept)' : ' (prompts and outputs redacted)'}`);
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    void (async () => {
-      await server.close();
-      const deviations = server.deviations();
-      const written: string[] = [];
-      if (options.json !== null) {
-        writeFileSync(options.json, `${JSON.stringify({ upstream: server.upstream, exchanges: server.exchanges(), count: deviations.length, data: deviations }, null, 2)}\n`);
-        written.push(options.json);
-      }
-      if (options.junit !== null) {
-        writeFileSync(options.junit, proxyJunitXml({ upstream: server.upstream, exchanges: server.exchanges(), deviations, durationMs: machineNow() - startedMs }));
-        written.push(options.junit);
-      }
-      const files = recorder ? await recorder.close() : [];
-      console.log(`proxy stopped: ${plural(server.exchanges(), 'exchange')} checked, ${plural(deviations.length, 'deviation')}${written.length > 0 ? ` (written to ${written.join(', ')})` : ''}`);
-      if (recorder) console.log(files.length > 0 ? `recorded: ${files.join(', ')}` : 'recorded nothing (no exchange passed)');
-      process.exit(0);
-    })().catch((err: unknown) => {
-      console.error(`proxy: ${(err as Error).message}`);
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  leaveWithLauncher(stop);
 }

@@ -6,6 +6,7 @@ import type { Emulator } from '../emulator.ts';
 import { createLogger } from '../log/index.ts';
 import { budgetText } from '../server/index.ts';
 import { VERSION } from '../version.ts';
+import { prepareReports } from './report-path.ts';
 import type { StartOptions } from './start-options.ts';
 
 /**
@@ -14,6 +15,8 @@ import type { StartOptions } from './start-options.ts';
  * number.
  */
 export async function start(options: StartOptions): Promise<void> {
+  // The state document written at the stop: a folder that cannot hold it is refused now, not found out at the end.
+  prepareReports('start', [{ flag: '--export-on-exit', path: options.exportOnExit }]);
   // Log times come from the emulator's clock (its wall time) once it exists; lines before that (an imported
   // journal, say) are stamped with the machine's time rather than 00:00:00.000.
   let wallNow = machineNow;

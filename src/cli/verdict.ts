@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { VERDICT_HELP } from './help.ts';
+import { prepareReports, writeReports } from './report-path.ts';
 import type { Verdict } from '../verdict/index.ts';
 
 export interface VerdictCommandOptions {
@@ -36,8 +36,15 @@ export function parseVerdictOptions(argv: string[], env: NodeJS.ProcessEnv = {})
   };
 }
 
-/** `svc-emulator verdict`: prints each check, writes the reports asked for; exit 1 when a check failed. */
+/**
+ * `svc-emulator verdict`: prints each check, writes the reports asked for; exit 1 when a check failed. A report
+ * that cannot be written is refused before the verdict is asked for (see `prepareReports`).
+ */
 export async function verdict(options: VerdictCommandOptions): Promise<number> {
+  prepareReports('verdict', [
+    { flag: '--junit', path: options.junit },
+    { flag: '--json', path: options.json },
+  ]);
   const { verdictJunitXml } = await import('../verdict/index.ts');
   const query = new URLSearchParams();
   if (options.key !== null) query.set('key', options.key);
@@ -61,7 +68,9 @@ export async function verdict(options: VerdictCommandOptions): Promise<number> {
     console.log(`${mark} ${check.id}${detail}`);
   }
   console.log(`verdict (${scope}): ${result.counts.pass} passed, ${result.counts.fail} failed, ${result.counts.not_exercised} not exercised`);
-  if (options.junit !== null) writeFileSync(options.junit, verdictJunitXml(result, scope));
-  if (options.json !== null) writeFileSync(options.json, `${JSON.stringify(result, null, 2)}\n`);
+  writeReports('verdict', [
+    { flag: '--junit', path: options.junit, text: () => verdictJunitXml(result, scope) },
+    { flag: '--json', path: options.json, text: () => `${JSON.stringify(result, null, 2)}\n` },
+  ]);
   return result.ok ? 0 : 1;
 }

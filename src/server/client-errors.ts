@@ -41,7 +41,7 @@ const GONE = /^(?:ECONNRESET|EPIPE|ECONNABORTED|ETIMEDOUT|HPE_INVALID_EOF_STATE)
  * client gets, which is written with `Connection: close` before the connection closes. A request the app
  * already has is answered through its response; one the app never saw is written to the connection as soon as
  * any answer before it on that connection is done. A client that has gone (a reset, or a connection closed in
- * the middle of a request) is closed without an answer, as node does.
+ * the middle of a request) is closed without an answer, as node does, and so is one timed out before it sent a byte.
  * @see node's lib/_http_server.js `socketOnError`, whose canned answers this replaces
  */
 export function answerClientErrors(server: Server, timeouts: { headersTimeoutMs: number; requestTimeoutMs: number }, answer: (refusal: ClientRefusal) => RefusalAnswer): void {
@@ -69,7 +69,9 @@ export function answerClientErrors(server: Server, timeouts: { headersTimeoutMs:
     const reason = err.code ?? '';
     const last = latest.get(socket);
     const reading = last && !last.req.complete ? last : null;
-    if (GONE.test(reason) || !reason) {
+    // Node's own check cuts a connection that never sent a byte too: it asked nothing, so it gets nothing, as
+    // closeSlowHeaders closes it (an answer could be read as the answer to a request it is just sending).
+    if (GONE.test(reason) || !reason || (reason === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0)) {
       // A request the app has ends with its response's 'close', which records it as the app saw it.
       socket.destroy();
       return;

@@ -4,6 +4,7 @@ import { answerClientErrors } from './client-errors.ts';
 import type { ClientRefusal, RefusalAnswer } from './client-errors.ts';
 import { capConnections } from './connection-cap.ts';
 import { openFileLimit } from './connections.ts';
+import { closeSlowHeaders } from './headers-deadline.ts';
 
 /**
  * Limits of the HTTP server itself, enforced by node before a request reaches the app. The reference names none,
@@ -13,7 +14,10 @@ import { openFileLimit } from './connections.ts';
 export interface ServerLimits {
   /** Request line plus headers, in bytes; over it 431 and the connection closes. */
   maxHeaderBytes: number;
-  /** Real ms from a request's first byte to the end of its headers; after it, 408 and the connection closes. 0: none. */
+  /**
+   * Real ms from a connection's start, or a kept-alive connection's first byte after an answer, to the end of a
+   * request's headers; after it the connection closes, with a 408 when part of a request came. 0: none.
+   */
   headersTimeoutMs: number;
   /**
    * Real ms from a request's first byte to the end of its body; after it, 408. 0: none. Only receiving counts:
@@ -85,6 +89,8 @@ export function createLimitedServer(app: RequestListener, limits: ServerLimits, 
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // Node's check alone lets a connection outlive the headers timeout (see closeSlowHeaders).
+  closeSlowHeaders(server, limits.headersTimeoutMs);
   if (refuse) answerClientErrors(server, limits, refuse);
   if (limits.maxConnections !== null) capConnections(server, limits.maxConnections, warn, warn ? openFileLimit() : null);
   return server;

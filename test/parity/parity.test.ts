@@ -318,14 +318,21 @@ it('an unreadable recording, an unreachable deployment and a refused admin token
   expect(existsSync(missing)).toBe(false);
   const port = await closedPort();
   const base = await fresh();
-  const unwritable = join(tmpdir(), 'svc-parity-no-such-dir', 'parity.json');
+  // A report under a regular file cannot be written (a missing folder is made: test/cli/report-paths.test.ts).
+  const notAFolder = join(mkdtempSync(join(tmpdir(), 'svc-parity-')), 'a-file');
+  writeFileSync(notAFolder, '');
+  const unwritable = join(notAFolder, 'parity.json');
   // The command's own code in this process, one after another: the exit code it hands to process.exit and what it
   // printed (the process itself: the CLI runs above, exit 0 and a usage error's exit 2).
   const streams = ({ code, stdout, stderr }: { code: number; stdout: string; stderr: string }): CommandRun => ({ code, stdout, stderr });
   const unreadable = streams(await parityInProcess([missing, '--base-url', 'http://127.0.0.1:4010']));
   const unreachable = streams(await parityInProcess([recorded, '--base-url', `http://127.0.0.1:${port}`]));
   const refused = streams(await parityInProcess([recorded, '--base-url', base, '--admin-token', 'not-the-token']));
-  const unwritten = streams(await parityInProcess([recorded, '--base-url', base, '--json', unwritable]));
+  // Refused before the replay, as a usage error, which src/cli/main.ts prints as its one line with exit 2.
+  const unwritten = await parityInProcess([recorded, '--base-url', base, '--json', unwritable]).then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(unreadable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: ${missing}: no such file or directory\n` });
   expect(unreachable).toEqual({ code: 2, stdout: '', stderr: `svc-emulator parity: cannot reach http://127.0.0.1:${port} (connection refused)\n` });
   expect(refused).toEqual({
@@ -333,6 +340,6 @@ it('an unreadable recording, an unreachable deployment and a refused admin token
     stdout: '',
     stderr: `svc-emulator parity: ${base} refused --admin-token on GET /_emulator/clock (401): give the token the emulator was started with\n`,
   });
-  expect(unwritten.code).toBe(2);
-  expect(unwritten.stderr).toMatch(new RegExp(`^svc-emulator parity: cannot write ${unwritable}: ENOENT[^\n]*\n$`));
+  expect(unwritten).toBeInstanceOf(UsageError);
+  expect((unwritten as Error).message).toBe(`svc-emulator parity: --json ${unwritable}: cannot write there (${notAFolder} is a file, not a folder)`);
 }, 180_000);
