@@ -1,11 +1,10 @@
 import { repositories } from '../db.ts';
 import { exportState, writeStateFile } from '../state/index.ts';
-import { backupStore, checkStoreFile, openStore } from '../store/index.ts';
-import { restoreStore } from '../store/index.ts';
+import { backupStore, checkStoreFile, readStore, restoreStore } from '../store/index.ts';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
+import { prepareReports } from './report-path.ts';
 import { DEFAULT_DB } from './start-options.ts';
 import { STORE_HELP } from './help.ts';
-
 
 const ACTIONS = ['check', 'backup', 'restore', 'export'];
 
@@ -33,6 +32,8 @@ export async function storeCommand(argv: string[]): Promise<number> {
       return 1;
     }
     case 'backup':
+      // Its folder made if need be, as every file a command writes (report-path.ts); a path that cannot be: one line.
+      prepareReports('store', [{ flag: 'backup', path: needFile() }]);
       backupStore(db, needFile());
       console.log(`${db}: backed up to ${needFile()}`);
       return 0;
@@ -41,7 +42,8 @@ export async function storeCommand(argv: string[]): Promise<number> {
       console.log(`${db}: restored from ${needFile()}`);
       return 0;
     case 'export': {
-      const store = openStore({ path: db, readOnly: true });
+      prepareReports('store', [{ flag: 'export', path: needFile() }]);
+      const store = readStore(db);
       try {
         await writeStateFile(needFile(), exportState(repositories(store), null));
       } finally {

@@ -1,4 +1,6 @@
-export { openStore, storeFileKind, StoreOpenError, damageMessage } from './open.ts';
+export { openStore, readStore } from './open.ts';
+export { StoreOpenError, damageMessage } from './open-error.ts';
+export { storeFileKind } from './store-file.ts';
 export { checkStore, checkStoreInBackground } from './check-run.ts';
 export type { StoreOptions } from './open.ts';
 export type { Store, Meta } from './store.ts';

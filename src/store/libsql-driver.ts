@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import Database from 'libsql';
 import type { Driver, SqlValue, Statement } from './driver.ts';
 import { controlsTransactionOnly, StoreBusyError, tablesWritten } from './driver.ts';
@@ -30,14 +31,26 @@ function textAsBytes(sql: string, columns: number): string | null {
 }
 
 /**
+ * A file path as an SQLite URI asking for a read-only connection. libsql ignores better-sqlite3's `readonly`
+ * option; SQLite's own `mode=ro` holds. The path is made absolute (`file:///…`: a path that begins `//` would read
+ * as a host), and `?`, `#` and `%`, which would end or change it, are escaped.
+ */
+export function readOnlyUri(path: string): string {
+  const absolute = process.platform === 'win32' ? resolve(path).replace(/\\/g, '/') : resolve(path);
+  return `file://${absolute.startsWith('/') ? '' : '/'}${absolute.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}?mode=ro`;
+}
+
+/**
  * `libsql` (better-sqlite3's API, prebuilt binaries as npm optional dependencies: no compile step on install).
  * Statements run in raw mode: arrays of values, without the per-row `_metadata` object libsql adds otherwise.
+ * `readOnly`: a connection that writes nothing, and so, unlike a read-write one that is the last to close, never
+ * checkpoints the write-ahead log into the file nor removes it (a store whose log is damaged stays as it was).
  */
-export function openLibsql(path: string): Driver {
+export function openLibsql(path: string, options: { readOnly?: boolean } = {}): Driver {
   let db: InstanceType<typeof Database>;
   try {
     // No busy wait: a store held by another process is refused at once.
-    db = new Database(path, { timeout: 0 });
+    db = new Database(options.readOnly ? readOnlyUri(path) : path, { timeout: 0 });
   } catch (err) {
     if (busy(err)) throw new StoreBusyError((err as Error).message);
     throw err;
