@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Contract } from '../contract/index.ts';
-import type { NonceCache, RateLimiter } from '../keys/index.ts';
+import type { RateLimiter } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import type { Random } from '../random/index.ts';
 import type { Db } from '../db.ts';
@@ -22,6 +22,8 @@ export interface AppConfig {
   fileRetentionMs: number;
   /** Keep prompts and outputs of text calls in their call records (off by default, as the reference says). */
   recordContent: boolean;
+  /** Host names answered besides the loopback names, the connection's address and the public URL's (`*`: any); host-check.ts. */
+  allowedHosts: readonly string[];
 }
 
 /**
@@ -41,7 +43,6 @@ export interface AppDeps {
   logger: Logger | null;
   textModels: TextModel[];
   rateLimiter: RateLimiter;
-  nonces: NonceCache;
   /** Every operation of the control API, which the /_emulator routes call. */
   control: Control;
   /** The decisions of /v1 (tasks, text calls, files), which its routes call. */

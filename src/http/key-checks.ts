@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors/index.ts';
-import { canonicalRequest, requestSignature, signaturesMatch, SIGNATURE_TOLERANCE_SECONDS } from '../keys/index.ts';
+import { canonicalRequest, nonceExpiry, requestSignature, signaturesMatch, SIGNATURE_TOLERANCE_SECONDS } from '../keys/index.ts';
+import type { NoncesRepo } from '../keys/index.ts';
 import { keyOf } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { rawBodyOf } from './json-body.ts';
@@ -11,7 +12,7 @@ import { rawBodyOf } from './json-body.ts';
  * last, where the work is admitted (src/keys/admission.ts).
  * @see reference "Authentication" 2-3
  */
-export function requestSigning(deps: Pick<AppDeps, 'clock' | 'nonces'>): RequestHandler {
+export function requestSigning(deps: Pick<AppDeps, 'clock' | 'db' | 'log'>): RequestHandler {
   return (req, res, next) => {
     const secret = keyOf(res).settings?.signing_secret;
     if (!secret) return next();
@@ -27,12 +28,33 @@ export function requestSigning(deps: Pick<AppDeps, 'clock' | 'nonces'>): Request
     }
     const expected = requestSignature(secret, canonicalRequest(timestamp, nonce, req.method, req.originalUrl, rawBodyOf(req) ?? ''));
     if (!signaturesMatch(signature, expected)) throw new ApiError('signature_invalid');
-    // Remembered as long as the timestamp could still pass, so a replay inside the tolerance is refused.
-    if (!deps.nonces.remember(keyOf(res).key, nonce, (Number(timestamp) + SIGNATURE_TOLERANCE_SECONDS) * 1000, deps.clock.wallNow())) {
-      throw new ApiError('nonce_reused');
-    }
+    // Kept in the store as long as the timestamp could still pass, so a replay inside the tolerance is refused,
+    // after a restart too.
+    const { nonces } = deps.db;
+    if (!nonces.claim(keyOf(res).key, nonce, nonceExpiry(Number(timestamp)), deps.clock.wallNow())) throw new ApiError('nonce_reused');
+    savedBeforeAnswer(nonces, res, deps.log);
     next();
   };
+}
+
+/**
+ * The answer of a signed request leaves only once its nonce is stored. A request that wrote something stored it
+ * with its write; one that wrote nothing (a `GET`, a refusal) commits it here, as its head is written (node
+ * writes every answer's head through `writeHead`). Should that commit fail (a full disk), the answer still goes:
+ * the request changed nothing, and its nonce is written by the next commit.
+ */
+function savedBeforeAnswer(nonces: NoncesRepo, res: Response, log: (message: string) => void): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: Response, ...args: unknown[]) {
+    if (nonces.unsaved) {
+      try {
+        nonces.save();
+      } catch (err) {
+        log(`a signed request's nonce could not be stored before its answer: ${String(err)}`);
+      }
+    }
+    return (writeHead as (...args: unknown[]) => Response).apply(this, args);
+  } as Response['writeHead'];
 }
 
 /** Requests per minute on the virtual clock; every request past signing counts, GET of a task included. */

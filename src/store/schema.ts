@@ -65,6 +65,12 @@ const MIGRATIONS: string[] = [
   `,
   // 3: the file says whose it is (SQLite's application id), so another program's database is never taken for one.
   `PRAGMA application_id = ${0x53564345}`,
+  // 4: the nonces signed requests used, each kept until its timestamp's window closes (wall time), so a replay is
+  // refused after a restart too. Not a data table: no state document carries them, and a reset keeps them.
+  `
+  CREATE TABLE nonces (key TEXT NOT NULL, nonce TEXT NOT NULL, expires_ms INTEGER NOT NULL, PRIMARY KEY (key, nonce)) STRICT, WITHOUT ROWID;
+  CREATE INDEX nonces_by_expiry ON nonces (expires_ms);
+  `,
 ];
 
 /** 'SVCE': what SQLite's application id says of an svc-emulator store (schema 3 on). */
