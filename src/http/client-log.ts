@@ -1,8 +1,7 @@
 import type { Response } from 'express';
-import { bodyDigest } from '../verdict/index.ts';
 import { keySent } from './api-key.ts';
 import type { AppDeps } from './context.ts';
-import { rawBodyOf } from './json-body.ts';
+import { bodyDigestOf } from './json-body.ts';
 import { contextOf } from './request-context.ts';
 
 /**
@@ -30,7 +29,7 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
     account: context.account?.id ?? null,
     method: req.method,
     path: query === -1 ? url : url.slice(0, query),
-    bodyDigest: bodyDigest(rawBodyOf(req)),
+    bodyDigest: bodyDigestOf(req),
     idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
     outcome: finished ? status : 'reset',
     errorCode: status >= 400 ? (context.call?.error_code ?? context.errorCode ?? null) : null,

@@ -1,17 +1,36 @@
+import { isUtf8 } from 'node:buffer';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, endpointGroup } from '../errors/index.ts';
+import { bodyDigest } from '../verdict/index.ts';
+import { readChunks } from './body-chunks.ts';
+import type { BodyChunks } from './body-chunks.ts';
+import { depthScan } from './json-scan.ts';
+import type { DepthScan } from './json-scan.ts';
 
 interface BodyParserError {
   type?: string;
 }
 
 /** The exact bytes a request sent (request signatures are over them), or undefined for no body. */
-export const rawBodyOf = (req: Request): Buffer | undefined => (req as Request & { rawBody?: Buffer }).rawBody;
+export const rawBodyOf = (req: Request): Buffer | undefined => (req as BodyState).rawBody;
+
+/** What reading leaves on the request: the bytes, and what was worked out of them as they came. */
+type BodyState = Request & { rawBody?: Buffer; chunks?: BodyChunks };
+
+/** The client log's digest of the body ('' for none). */
+export const bodyDigestOf = (req: Request): string => {
+  const raw = rawBodyOf(req);
+  return (req as BodyState).chunks?.digest.digest(raw) ?? bodyDigest(raw);
+};
+
+/** No valid request nests deeply; a body that does would exhaust the stack of whatever walks it later. */
+const MAX_DEPTH = 64;
 
 /**
  * Reads the body's bytes, whatever their type, up to a limit (413 payload_too_large beyond it). Parsing comes
- * later, after request signatures are checked over these bytes.
+ * later, after request signatures are checked over these bytes; a JSON body's nesting and the client log's digest
+ * are worked out as the bytes arrive (body-chunks.ts).
  */
 export function readBody(limitFor: (req: Request) => string | number): RequestHandler {
   const readers = new Map<string | number, RequestHandler>();
@@ -26,12 +45,16 @@ export function readBody(limitFor: (req: Request) => string | number): RequestHa
       read = express.raw({ limit, type: () => true });
       readers.set(limit, read);
     }
+    const chunks = readChunks(req, { json: isJson(req), maxDepth: MAX_DEPTH });
     read(req, res, (err?: unknown) => {
+      chunks?.stop();
       if (err) {
         next(bodyError(err as BodyParserError, limit, isTextEndpoint(req)));
         return;
       }
-      (req as Request & { rawBody?: Buffer }).rawBody = req.body as Buffer;
+      const state = req as BodyState;
+      state.rawBody = req.body as Buffer;
+      if (chunks?.covered(state.rawBody)) state.chunks = chunks;
       req.body = undefined;
       next();
     });
@@ -44,9 +67,11 @@ export interface JsonBodyOptions {
 }
 
 /**
- * Parses a read body as JSON and turns every way it can be wrong into a documented 4xx: malformed JSON is 400
- * bad_request, a wrong content type 415 (400 on text endpoints, whose rule is "a body that is not a valid JSON
- * object gives 400"). A multipart body is left to the route that takes one; anywhere else it is a wrong type.
+ * Parses a read body as JSON and turns every way it can be wrong into a documented 4xx: malformed JSON, bytes
+ * that are not UTF-8 and JSON nested deeper than 64 levels are 400 bad_request (the last two refused before
+ * anything is decoded or built), a wrong content type 415 (400 on text endpoints, whose rule is "a body that is
+ * not a valid JSON object gives 400"). A multipart body is left to the route that takes one; anywhere else it is
+ * a wrong type.
  * @see reference "Wire rules": JSON, and multipart/form-data additionally on POST /v1/files
  */
 export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
@@ -58,21 +83,26 @@ export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
       return;
     }
     const textEndpoint = isTextEndpoint(req);
-    if (!req.is('application/json') && !req.is('application/*+json')) {
+    if (!isJson(req)) {
       throw wrongContent(textEndpoint, 'The request body must be a JSON object sent as application/json.');
     }
     const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw wrongContent(textEndpoint, 'The request body must be a UTF-8 JSON object.', 'The request body must be UTF-8 JSON.');
     }
+    // Before JSON.parse, which would build every level first; and first, as it was read with the bytes.
+    const over = scannedDepth(req, raw).overAt;
+    if (over !== null) {
+      throw new ApiError('bad_request', `The request body nests deeper than ${MAX_DEPTH} levels: level ${MAX_DEPTH + 1} opens at byte offset ${over}.`);
+    }
+    // Decoding would put U+FFFD in place of every byte that is not UTF-8, and the body would be taken as another text.
+    if (!isUtf8(raw)) throw new ApiError('bad_request', 'The request body is not valid UTF-8.');
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8')) as unknown;
     } catch {
       throw new ApiError('bad_request', 'The request body is not valid JSON.');
     }
-    // No valid request nests deeply; a body that does would exhaust the stack of whatever walks it later.
-    if (depthOver(body, MAX_DEPTH)) throw new ApiError('bad_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
     req.body = body;
     next();
   };
@@ -91,18 +121,13 @@ function wrongContent(textEndpoint: boolean, text: string, general?: string): Ap
   return general === undefined ? new ApiError('unsupported_media_type') : new ApiError('unsupported_media_type', general);
 }
 
-const MAX_DEPTH = 64;
-
-/** Whether a parsed JSON value nests deeper than `max`, found without recursion. */
-function depthOver(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const [node, depth] = item;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > max) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
+/** The body's nesting: as read while it arrived, or (an inflated body) read now. */
+function scannedDepth(req: Request, raw: Buffer): DepthScan {
+  const read = (req as BodyState).chunks?.depth;
+  if (read) return read;
+  const scan = depthScan(MAX_DEPTH);
+  scan.write(raw);
+  return scan;
 }
 
 /** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
@@ -116,6 +141,8 @@ export function requireObjectBody(req: Request): Record<string, unknown> {
   }
   return body as Record<string, unknown>;
 }
+
+const isJson = (req: Request): boolean => Boolean(req.is(['application/json', 'application/*+json']));
 
 function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;

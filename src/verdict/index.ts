@@ -1,6 +1,6 @@
 export { DEFAULT_LIMITS, judge, VERDICT_CHECKS } from './judge.ts';
 export type { Verdict } from './judge.ts';
-export { bodyDigest, createClientLog, DEFAULT_LOG_SIZE } from './log.ts';
-export type { ClientLogStore } from './log.ts';
+export { bodyDigest, bodyDigester, createClientLog, DEFAULT_LOG_SIZE } from './log.ts';
+export type { BodyDigester, ClientLogStore } from './log.ts';
 export { verdictJunitXml } from './junit.ts';
 export type { CheckResult, CheckStatus, ClientLog, ClientRequest, DeliveryKind, ReceiverAnswer, VerdictLimits } from './types.ts';
