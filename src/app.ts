@@ -18,6 +18,7 @@ import {
   exceptOptions,
   faultStep,
   fileServingRoutes,
+  hostCheck,
   jsonBody,
   modelPermission,
   rateLimit,
@@ -57,18 +58,22 @@ export function createApp(deps: AppDeps): Express {
   const withoutFaults = process.env['SVC_EMULATOR_BENCH_WITHOUT_FAULTS'] === '1';
   // The request's id first; when its answer ends, its call record (/v1) and its log line.
   app.use(requestIds(deps, answerEnded(deps, { clientLog: !withoutFaults })));
+  // First on every path, before anything reads the request: it must be addressed to a host this emulator answers
+  // (the guard against DNS rebinding).
+  const allowedHost = hostCheck(deps.config);
 
   // A request no route takes: 405 with Allow on a path the documents name (their methods are the path's), else 404.
   const noRoute = unrouted(documentedMethods([deps.contract.documents.service, deps.contract.documents.admin]));
 
   const v1 = express.Router(ROUTING);
   // The checks every /v1 request passes, as one step of the router (a router layer per check costs a GET more
-  // than some of the checks do). The order of checks: authentication, signing, rate, model permission,
+  // than some of the checks do). The order of checks: host, authentication, signing, rate, model permission,
   // validation, quota, points, concurrency (the last three where work is admitted).
   v1.use(
     series(
-      // Every /v1 request leaves a call record, those refused by authentication included.
+      // Every /v1 request leaves a call record, those refused by the host check or authentication included.
       callRecords(deps),
+      allowedHost,
       // Authentication comes before reading the body: a bad key is refused whatever it sent.
       apiKeyAuth(deps.db),
       readBody((req) => (req.path === '/files' ? UPLOAD_BODY_LIMIT : isTextEndpoint(req) ? deps.config.textBodyLimit : deps.config.bodyLimit)),
@@ -90,6 +95,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use(modelsRoutes(deps));
   v1.use(noRoute);
   app.use('/v1', v1);
+  // Every other path (the files, the dashboard, the control API, unknown paths): /v1 answers all of its own.
+  app.use(allowedHost);
 
   app.use('/files', fileServingRoutes(deps));
 

@@ -53,6 +53,11 @@ export interface EmulatorOptions {
   storeCheck?: boolean;
   /** The address result files are served under; default: the address `listen` binds. */
   publicUrl?: string;
+  /**
+   * Host names requests may be addressed to besides localhost, 127.0.0.1, [::1], the address a connection arrived
+   * at and the public URL's host (the guard against DNS rebinding); `['*']` answers any. Default none.
+   */
+  allowedHosts?: readonly string[];
   /** Real milliseconds a callback receiver has to answer; default 10000 (the reference's limit). */
   webhookTimeoutMs?: number;
   /** `real` (default): webhook-timestamp is the wall-clock send time; `virtual`: the virtual time. */
@@ -65,6 +70,12 @@ export interface EmulatorOptions {
   resolveHost?: ResolveHost;
   /** Keep prompts and outputs of text calls in their call records. */
   recordContent?: boolean;
+  /**
+   * A text call no scenario's match rules (nor the header) choose: `generate` (default) answers with made-up text;
+   * `strict` refuses it, 422 `no_matching_answer` naming what was asked and the rules that came closest, and fails
+   * a call whose fixed answer does not fit it (a JSON or tool arguments off the request's schema) the same way.
+   */
+  textAnswers?: 'generate' | 'strict';
   /** Where unexpected errors go (default: standard error, or `logger` when given). */
   log?: (message: string) => void;
   /** Structured log lines: one per request, and errors. */

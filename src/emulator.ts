@@ -11,7 +11,7 @@ import { refusals } from './http/index.ts';
 import type { AppConfig } from './http/index.ts';
 import { createApi, createControl, lifecycleOf, releaseWhenTaskEnds, stampClockOnCommit } from './service/index.ts';
 import type { StateCounts, StateOps } from './service/index.ts';
-import { createConcurrency, createNonceCache, createRateLimiter } from './keys/index.ts';
+import { createConcurrency, createRateLimiter, sweepExpiredNonces } from './keys/index.ts';
 import { fileBytes, LONG_FILE_BYTES, LONG_TASK_COUNT, sizeText, startupSteps } from './log/index.ts';
 import { loadTextModels } from './models/index.ts';
 import { createScenarioRegistry, loadScenarioLibrary } from './scenarios/index.ts';
@@ -134,6 +134,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     },
     fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
     recordContent: options.recordContent ?? false,
+    allowedHosts: options.allowedHosts ?? [],
   });
   // What the background check found wrong with the store, once it has run (health answers 503 while set).
   const status: { storeDamage: string | null } = { storeDamage: null };
@@ -250,6 +251,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
       start: () => {
         keepRecordsFor30Days(clock, db);
         keepDeliveriesFor(clock, db, options.deliveryRetentionSeconds !== undefined ? options.deliveryRetentionSeconds * 1000 : undefined);
+        sweepExpiredNonces(clock, db);
       },
     },
     {
@@ -313,9 +315,9 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   };
 
   const resolveHost = options.resolveHost ?? resolveWithDns;
-  const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, webhooks, resolveHost, state, faults, config, status, clientLog });
+  const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, contract, webhooks, resolveHost, state, faults, config, status, clientLog });
   const textModels = loadTextModels();
-  const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, config });
+  const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, warn, textAnswers: options.textAnswers ?? 'generate', config });
   const app = createApp({
     control,
     api,
@@ -328,7 +330,6 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     textModels,
     logger: options.logger ?? null,
     rateLimiter,
-    nonces: createNonceCache(),
     faults,
     clientLog,
   });

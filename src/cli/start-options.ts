@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import ipaddr from 'ipaddr.js';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { parseYaml } from '../contract/index.ts';
 import type { EmulatorOptions } from '../emulator.ts';
@@ -19,9 +20,10 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 /**
  * `count`: a whole number above 0; `whole`: a whole number, 0 included (a timeout of 0 is none); `path`: a file
- * or folder that exists; `file`: a file that exists.
+ * or folder that exists; `file`: a file that exists; `hosts`: host names without ports, separated by commas (a
+ * list in the config file), or `*`.
  */
-type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | 'path' | 'file' | { oneOf: readonly string[] };
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | 'path' | 'file' | 'hosts' | { oneOf: readonly string[] };
 
 interface Flag {
   name: string;
@@ -45,6 +47,7 @@ const JOURNAL_DEFAULT_DB = './.svc-emulator/db.json';
 const FLAGS: Flag[] = [
   { name: 'config', kind: 'string', value: 'FILE', help: 'a JSON or YAML file of these options (keys as the flags)' },
   { name: 'host', kind: 'string', value: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
+  { name: 'allowed-hosts', kind: 'hosts', value: 'A,B', help: "names a request's Host may give besides localhost, 127.0.0.1, [::1] and the listening address (others: 421; * any); needed with --host 0.0.0.0 or ::", default: 'none' },
   { name: 'port', kind: 'port', value: 'PORT', help: 'port (0 picks a free one)', default: '4010' },
   { name: 'db', kind: 'string', value: 'PATH', help: 'store file (SQLite; one emulator at a time)', default: DEFAULT_DB },
   { name: 'memory', kind: 'boolean', help: 'keep the store in memory only' },
@@ -66,11 +69,12 @@ const FLAGS: Flag[] = [
   { name: 'webhook-concurrency', kind: 'count', value: 'N', help: 'callback sends in flight at once, at most (the rest wait their turn)', default: '256' },
   { name: 'max-header-bytes', kind: 'count', value: 'N', help: 'request line and headers at most (431 over it)', default: '16384' },
   { name: 'max-text-body-bytes', kind: 'count', value: 'N', help: 'a text call\'s JSON body at most, images included (413 over it)', default: '20971520 (20 MB)' },
-  { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after; 0 none)', default: '60000, at most the request timeout' },
+  { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after, or closed unanswered if nothing came; 0 none)', default: '60000, at most the request timeout' },
   { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
   { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: '5000' },
   { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most; at the cap the longest-idle one is closed for a new one, which is refused only while all are busy (with a warning)' },
   { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: '10000' },
+  { name: 'text-answers', kind: { oneOf: ['generate', 'strict'] }, value: 'generate|strict', help: 'a text call no scenario answers: a generated answer, or strict: 422 no_matching_answer', default: 'generate' },
   { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
   { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },
   { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: 'pretty' },
@@ -149,8 +153,10 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     return value === undefined ? {} : { [key]: map(value as never) };
   };
   const { limits, connections } = limitsOf(get, given);
+  const host = (get('host') as string | undefined) ?? '127.0.0.1';
   return {
-    host: (get('host') as string | undefined) ?? '127.0.0.1',
+    host,
+    allowedHosts: allowedHostsOf(host, get('allowed-hosts') as string | undefined, given),
     port,
     clock: ((get('clock') as string | undefined) ?? 'real') as 'real' | 'manual',
     allowInsecureWebhooks: (get('allow-insecure-webhooks') as boolean | undefined) ?? false,
@@ -175,9 +181,30 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     ...optional('webhook-timeout-ms', 'webhookTimeoutMs'),
     ...optional('webhook-concurrency', 'webhookConcurrency'),
     ...optional('shutdown-grace-ms', 'shutdownGraceMs'),
+    ...optional('text-answers', 'textAnswers'),
     limits,
     connections,
   };
+}
+
+/** Every address: `0.0.0.0`, `::` (and their other spellings), or no host at all. */
+const isEveryAddress = (host: string): boolean => host === '' || (ipaddr.isValid(host) && ipaddr.parse(host).range() === 'unspecified');
+
+/**
+ * The host names answered besides the loopback ones (src/http/host-check.ts): those given, and `--host` when it
+ * is a name (the name the user serves the emulator under). A --host of every address needs them given: clients
+ * there address it by names the emulator cannot know, and answering any would leave the guard off unasked.
+ */
+function allowedHostsOf(host: string, allowed: string | undefined, given: (name: string) => Given | undefined): string[] {
+  if (allowed === undefined && isEveryAddress(host)) {
+    const where = given('host')?.where ?? `--host ${shown(host)}`;
+    throw new UsageError(
+      `svc-emulator start: ${where} listens on every address: name the hosts clients address it by with --allowed-hosts ` +
+        `(emulator,192.168.1.20), or --allowed-hosts '*' to answer any (no guard against DNS rebinding)`,
+    );
+  }
+  const names = allowed === undefined || allowed === '' ? [] : allowed.split(',');
+  return isEveryAddress(host) || ipaddr.isValid(host) || names.includes(host.toLowerCase()) ? names : [...names, host.toLowerCase()];
 }
 
 /**
@@ -228,6 +255,7 @@ function check(flag: Flag, given: Given): string | boolean | number {
   }
   const text = String(value);
   if (kind === 'string') return text;
+  if (kind === 'hosts') return hostList(given, text);
   if (kind === 'path') {
     if (!existsSync(text)) throw problem(given, 'no such file or folder');
     return text;
@@ -247,6 +275,30 @@ function check(flag: Flag, given: Given): string | boolean | number {
   if (kind === 'count' && !(Number.isInteger(n) && n > 0)) throw problem(given, 'must be a positive whole number');
   if (kind === 'whole' && !(Number.isInteger(n) && n >= 0)) throw problem(given, 'must be a whole number, 0 or more');
   return n;
+}
+
+/**
+ * A host name or IP address as a Host header names it (`[::1]` in brackets), without a port, or `*`: the names
+ * src/http/host-check.ts compares (kept here too, so that parsing options loads no part of the app).
+ */
+const ALLOWED_HOST = /^(\*|\[[0-9a-f:.]+\]|[a-z0-9._~-]+)$/;
+
+/** `--allowed-hosts`, checked and lower-cased, as one comma-separated string. A config file may give a list. */
+function hostList(given: Given, text: string): string {
+  let names: string[];
+  try {
+    const list: unknown = text.startsWith('[') ? JSON.parse(text) : null;
+    names = Array.isArray(list) ? list.map(String) : text.split(',');
+  } catch {
+    names = text.split(',');
+  }
+  names = names.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const bad = names.find((name) => !ALLOWED_HOST.test(name));
+  if (bad !== undefined || names.length === 0) {
+    const why = bad === undefined ? 'names no host' : `${shown(bad)} is not a host name without a port`;
+    throw problem(given, `${why}: give host names separated by commas (emulator,192.168.1.20,[fd00::2]), or * for any`);
+  }
+  return names.join(',');
 }
 
 /** The config file's options; `where` names it as the user gave it (`--config ./emu.yaml`, `SVC_EMULATOR_CONFIG=…`). */

@@ -50,8 +50,18 @@ export const ERROR_CATALOG = {
     message: 'The request body must be application/json.',
     emulatorDefined: true,
   },
+  host_not_allowed: {
+    status: 421,
+    message: 'The request is addressed to a host this emulator does not answer (see --allowed-hosts).',
+    emulatorDefined: true,
+  },
   invalid_params: { status: 422, message: 'The parameters are invalid.' },
   content_rejected: { status: 422, message: 'The prompt or reference material failed content review.' },
+  no_matching_answer: {
+    status: 422,
+    message: 'No scenario answers this text call, and text answers are strict.',
+    emulatorDefined: true,
+  },
   request_header_fields_too_large: {
     status: 431,
     message: 'The request line and headers are too large; the connection is closed.',

@@ -15,6 +15,7 @@ export { uiRoutes } from './ui-routes.ts';
 export { apiKeyAuth } from './api-key.ts';
 export { isTextEndpoint, jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';
+export { hostCheck } from './host-check.ts';
 export { refusals } from './refusals.ts';
 export { errorHandler, notFound, unrouted } from './error-handler.ts';
 export type { AppDeps, AppConfig } from './context.ts';

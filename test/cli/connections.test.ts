@@ -36,7 +36,7 @@ async function refused(cli: CliEmulator): Promise<string> {
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
   socket.on('error', () => undefined);
-  socket.once('connect', () => socket.write('GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n'));
+  socket.once('connect', () => socket.write('GET /_emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
   await new Promise<void>((resolve) => socket.once('close', () => resolve()));
   return received;
 }

@@ -55,7 +55,7 @@ it('closes the longest-idle connections to answer every new client at the cap, n
   expect(spared.filter((connection) => connection.isClosed())).toHaveLength(0);
   // Still open and serving: the idle ones answer, the request still coming and the upload finish.
   for (const connection of spared) expect(await connection.ask()).toMatch(/^HTTP\/1\.1 200/);
-  expect(await partial.ask('Host: emulator\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
+  expect(await partial.ask('Host: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
   upload.req.end(TASK.slice(20));
   const { res } = await upload.answer;
   expect(res.statusCode).toBe(200);

@@ -98,7 +98,7 @@ it('cuts a client that sends its headers too slowly with 408 after --headers-tim
   const slow = await raw(cli);
   const started = Date.now();
   // One header line every 50 ms: never idle, yet the headers never end.
-  trickle(slow, ['GET /v1/models HTTP/1.1\r\nHost: emulator\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
+  trickle(slow, ['GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n', ...Array.from({ length: 200 }, (_, i) => `X-Line-${i}: a\r\n`)], 50);
   await within(20_000, slow.closed, 'the cut');
   expect(Date.now() - started).toBeGreaterThanOrEqual(280);
   // The request line came in an earlier packet than the one being read: the path is not known, so the body is
@@ -114,7 +114,7 @@ it('cuts a client that sends its headers too slowly with 408 after --headers-tim
 
 it('answers a request that is not HTTP with 400 bad_request, a request id and a record', async () => {
   const bad = await raw(cli);
-  bad.socket.write(`GET /v1/models HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nBad Header: x\r\n\r\n`);
+  bad.socket.write(`GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\nBad Header: x\r\n\r\n`);
   await within(20_000, bad.closed, 'the refusal');
   const { body, requestId } = refusalOf(bad.received(), '400 Bad Request');
   expect(body).toMatchObject({ error: { code: 'bad_request', request_id: requestId } });
@@ -136,7 +136,7 @@ it('cuts a body sent too slowly with 408 after --request-timeout-ms, records the
 
   const upload = await raw(cli);
   const body = JSON.stringify({ model: 'video-gen-2.0-fast', input: { prompt: 'a cat surfing' } });
-  const head = `POST /v1/tasks HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const head = `POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
   // A byte every 50 ms: the body would take over three seconds.
   trickle(upload, [head, ...body], 50);
   await within(20_000, upload.closed, 'the cut');
@@ -168,7 +168,7 @@ it('closes connections over --max-connections without an answer while every one 
   // Each with a request in flight (an upload whose body is still to come), so neither gives way to the third
   // (an idle one would: test/cli/idle-connections.test.ts).
   for (const connection of held) {
-    connection.socket.write(`POST /v1/tasks HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n`);
+    connection.socket.write(`POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n`);
     expect((await connection.answer()).head).toMatch(/^HTTP\/1\.1 100/);
   }
   const third = await raw(capped);

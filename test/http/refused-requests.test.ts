@@ -52,7 +52,7 @@ const statusLines = (received: string): string[] => received.match(/HTTP\/1\.1 \
 
 it('records a body cut by the request timeout as the 408 the client got, not as 200', async () => {
   const { socket, received, closed } = await open();
-  socket.write(`POST /v1/tasks HTTP/1.1\r\nHost: e\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mod`);
+  socket.write(`POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mod`);
   await closed;
   const record = await newestRecord('/v1/tasks');
   expect(record).toMatchObject({ method: 'POST', path: '/v1/tasks', status: 408, error_code: 'request_timeout', key: DEMO_KEY, account_id: 'acct_demo' });
@@ -65,7 +65,7 @@ it('records a body cut by the request timeout as the 408 the client got, not as 
 
 it('answers a text call whose body is cut in its endpoint’s error shape', async () => {
   const { socket, received, closed } = await open();
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: e\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
   await closed;
   const record = await newestRecord('/v1/chat/completions');
   expect(record).toMatchObject({ status: 408, error_code: 'request_timeout' });
@@ -76,9 +76,9 @@ it('answers a text call whose body is cut in its endpoint’s error shape', asyn
 
 it('answers a kept-alive connection’s next request whose headers are too large with 431 after the first answer, and records it', async () => {
   const { socket, received, closed } = await open();
-  socket.write(`GET /v1/models HTTP/1.1\r\nHost: e\r\nAuthorization: Bearer ${DEMO_KEY}\r\n\r\n`);
+  socket.write(`GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\n\r\n`);
   await new Promise<void>((resolve) => socket.on('data', () => received().includes('"object"') && resolve()));
-  socket.write(`GET /v1/pricing HTTP/1.1\r\nHost: e\r\nX-Padding: ${'a'.repeat(4000)}\r\n\r\n`);
+  socket.write(`GET /v1/pricing HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(4000)}\r\n\r\n`);
   await closed;
   expect(statusLines(received())).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 431 Request Header Fields Too Large']);
   const record = await newestRecord('/v1/pricing');
@@ -88,7 +88,7 @@ it('answers a kept-alive connection’s next request whose headers are too large
 
 it('does not answer twice when a request already answered (401) is too slow to send the rest of its body', async () => {
   const { socket, received, closed } = await open();
-  socket.write('POST /v1/tasks HTTP/1.1\r\nHost: e\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+  socket.write('POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
   await closed;
   expect(statusLines(received())).toEqual(['HTTP/1.1 401 Unauthorized']);
   expect(await newestRecord('/v1/tasks')).toMatchObject({ status: 401, error_code: 'invalid_api_key' });
@@ -96,7 +96,7 @@ it('does not answer twice when a request already answered (401) is too slow to s
 
 it('answers headers too large on a path outside /v1 with a request id, and records nothing', async () => {
   const { socket, received, closed } = await open();
-  socket.write(`GET /_emulator/health HTTP/1.1\r\nHost: e\r\nX-Padding: ${'a'.repeat(4000)}\r\n\r\n`);
+  socket.write(`GET /_emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(4000)}\r\n\r\n`);
   await closed;
   expect(statusLines(received())).toEqual(['HTTP/1.1 431 Request Header Fields Too Large']);
   expect(received()).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{24}\r\n/i);

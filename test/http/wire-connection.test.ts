@@ -144,7 +144,7 @@ function streamRequest(format: FormatName, options: { connection?: string; versi
   const body = JSON.stringify({ ...FORMATS[format].body, stream: true });
   return [
     `POST ${FORMATS[format].path} HTTP/${options.version ?? '1.1'}`,
-    'Host: emulator',
+    'Host: 127.0.0.1',
     `Authorization: Bearer ${DEMO_KEY}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
@@ -156,7 +156,7 @@ function streamRequest(format: FormatName, options: { connection?: string; versi
 }
 
 const getRequest = (path: string, extra: string[] = []): string =>
-  [`GET ${path} HTTP/1.1`, 'Host: emulator', `Authorization: Bearer ${DEMO_KEY}`, ...extra, '', ''].join('\r\n');
+  [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${DEMO_KEY}`, ...extra, '', ''].join('\r\n');
 
 function expectStream(answer: Answer, format: FormatName): void {
   expect(answer.status).toBe(200);

@@ -31,9 +31,12 @@ export function killAll(): void {
   for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Starts `svc-emulator start --port 0 --admin-token cli-admin ...args` and resolves once it listens. */
-export async function startCli(args: string[]): Promise<CliEmulator> {
-  const child = spawn(process.execPath, [cliBin(), 'start', '--port', '0', '--admin-token', ADMIN, '--log-level', 'warn', ...args], { stdio: 'pipe' });
+/** Starts `svc-emulator start --port 0 --admin-token cli-admin ...args` (`env` added to its environment) and resolves once it listens. */
+export async function startCli(args: string[], env: Record<string, string> = {}): Promise<CliEmulator> {
+  const child = spawn(process.execPath, [cliBin(), 'start', '--port', '0', '--admin-token', ADMIN, '--log-level', 'warn', ...args], {
+    stdio: 'pipe',
+    env: { ...process.env, ...env },
+  });
   running.push(child);
   let text = '';
   const watchers = new Set<() => void>();
@@ -128,7 +131,7 @@ export const within = <T>(ms: number, promise: Promise<T>, what: string): Promis
   });
 
 /** A request for the health of the emulator, for raw connections. */
-export const HEALTH = 'GET /_emulator/health HTTP/1.1\r\nHost: emulator\r\n\r\n';
+export const HEALTH = 'GET /_emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
 
 /** A raw connection: whether the server closed it, and its answers as they come. */
 export interface RawConnection {
