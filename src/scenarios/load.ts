@@ -4,10 +4,14 @@ import { derived, hashOf } from '../cache/index.ts';
 import { parseYaml } from '../contract/index.ts';
 import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
+import { textRuleProblems } from './text-rules.ts';
 import type { Scenario } from './types.ts';
 
 /** The built-in scenarios: the package's `scenarios/` folder. */
 export const SCENARIOS_DIR = new URL('../../scenarios/', import.meta.url).pathname;
+
+/** The version of the checks beyond the schema (`textRuleProblems`): a change to them must check every file again. */
+const RULES_VERSION = 'text-rules-1';
 
 /** A scenario file that cannot be used; the message names the file and the field. */
 export class ScenarioFileError extends Error {}
@@ -20,7 +24,9 @@ export interface ScenarioLibrary {
 
 /**
  * Checks a scenario document (a file's content or a control API body) against the ScenarioFile schema of
- * openapi/admin.yaml, filling defaults. Throws 422 invalid_params naming each bad field.
+ * openapi/admin.yaml, filling defaults, then for the rules the schema cannot state (`textRuleProblems`: a rule no
+ * call could fit, a regex that is not one). Throws 422 invalid_params naming each bad field, whose message is the
+ * problems on one line.
  */
 export function checkScenarios(contract: Contract, document: unknown): Scenario[] {
   const checked = contract.body<{ scenarios: Scenario[] }>('admin', 'ScenarioFile', document);
@@ -33,6 +39,8 @@ export function checkScenarios(contract: Contract, document: unknown): Scenario[
     }
     seen.add(scenario.name);
   });
+  const problems = textRuleProblems(checked.scenarios, new Set(contract.taskModels.keys()));
+  if (problems.length > 0) throw new ApiError('invalid_params', problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
   return checked.scenarios;
 }
 
@@ -80,8 +88,9 @@ function readScenarioFiles(contract: Contract, files: string[]): { scenario: Sce
     let scenarios: Scenario[];
     try {
       const text = readFileSync(path, 'utf8');
-      // A file checked once against the same document is not parsed and checked again at the next start.
-      scenarios = derived('scenarios', hashOf(text, contract.fingerprint), () => checkScenarios(contract, parseYaml(text)));
+      // A file checked once against the same document (and the same rules beyond it) is not parsed and checked
+      // again at the next start.
+      scenarios = derived('scenarios', hashOf(text, contract.fingerprint, RULES_VERSION), () => checkScenarios(contract, parseYaml(text)));
     } catch (err) {
       const details =
         err instanceof ApiError && err.details

@@ -7,6 +7,8 @@ export interface ScenariosRepo {
   all(): Scenario[];
   /** Adds a load ahead of the earlier ones; a name in use is replaced. */
   load(scenarios: Scenario[]): void;
+  /** Changes when the store is replaced whole (a reset, a state import): what was counted of its scenarios goes. */
+  epoch(): number;
 }
 
 export function scenariosRepo(store: Store): ScenariosRepo {
@@ -20,6 +22,7 @@ export function scenariosRepo(store: Store): ScenariosRepo {
       }
       return cached.scenarios;
     },
+    epoch: () => store.epoch,
     load(scenarios) {
       cached = null;
       store.afterCommit(() => (cached = null));

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/index.ts';
 import type { ScenarioRegistry } from './registry.ts';
+import { hasTextKey } from './text-match.ts';
 import type { Scenario, ScenarioMatch, TaskPlan } from './types.ts';
 
 export const SCENARIO_HEADER = 'X-Emulator-Scenario';
@@ -12,12 +13,10 @@ export interface Submitted {
   metadata: Record<string, string>;
   /** The X-Emulator-Scenario header, if sent. */
   header: string | undefined;
-  /** A text call's `textFingerprint()` (null for a body it cannot read); a task submission has none. */
-  textFingerprint?: string | null;
 }
 
 /**
- * The scenario of a submission: the header, else the metadata key, else the first scenario whose match rules
+ * The scenario of a task submission (a text call's is `selectTextScenario`'s): the header, else the metadata key, else the first scenario whose match rules
  * fit, else `default`. A named scenario that does not exist is a 422 naming where it came from, never a
  * silent fallback.
  */
@@ -44,7 +43,8 @@ export function selectScenario(registry: ScenarioRegistry, submitted: Submitted)
 }
 
 function matches(match: ScenarioMatch, submitted: Submitted): boolean {
-  if (match.text_request !== undefined && match.text_request !== submitted.textFingerprint) return false;
+  // A rule of text calls (`text_request`, `last_user`, …): no task fits it.
+  if (hasTextKey(match)) return false;
   if (match.models && !match.models.includes(submitted.model)) return false;
   if (match.accounts && !match.accounts.includes(submitted.accountId)) return false;
   for (const [field, expected] of Object.entries(match.input ?? {})) {

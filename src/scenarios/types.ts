@@ -41,6 +41,39 @@ export interface TextBehaviour {
    * `stop_sequence` (the Anthropic-native value, for teams whose code expects it).
    */
   messages_stop_reason?: 'end_turn' | 'stop_sequence';
+  /** A JSON value as the answer's content, serialized. */
+  json?: unknown;
+  /** Tool calls as the answer (Chat Completions-style only). */
+  tool_calls?: { name: string; arguments?: Record<string, unknown>; id?: string }[];
+  /** An error answer instead of one: nothing frozen, nothing charged. */
+  error?: { code: TextErrorCode; retry_after?: number; message?: string };
+  /**
+   * Answers in order, each a text block of its own: a step answers `times` calls (default 1; the last one every
+   * call after), then the next one does.
+   */
+  answers?: TextBehaviour[];
+  /** On the block: the calls the scenario answers through its match rules, then the next match applies. On a step: the calls it answers. */
+  times?: number;
+}
+
+/** The codes an error answer may have: those a text call can be refused with. */
+export type TextErrorCode =
+  | 'service_unavailable'
+  | 'rate_limited'
+  | 'concurrency_limited'
+  | 'content_rejected'
+  | 'invalid_params'
+  | 'insufficient_points'
+  | 'key_quota_exceeded'
+  | 'internal_error';
+
+/** A condition on a text: exactly one of `contains`, `equals`, `regex`. */
+export interface TextCondition {
+  contains?: string;
+  equals?: string;
+  /** A JavaScript regular expression, without slashes. */
+  regex?: string;
+  case_insensitive?: boolean;
 }
 
 export interface ScenarioMatch {
@@ -50,7 +83,37 @@ export interface ScenarioMatch {
   metadata?: Record<string, string>;
   /** A text call's `textFingerprint()` (`sha256:` and 64 hex digits); a task submission never fits. */
   text_request?: string;
+  // Text-call rules (a task submission never fits a match with one of them).
+  formats?: ('chat' | 'responses' | 'messages')[];
+  stream?: boolean;
+  last_user?: TextCondition;
+  system?: TextCondition;
+  any_message?: TextCondition;
+  /** Every one of these tools is offered. */
+  tools?: string[];
+  tool_choice?: 'none' | 'auto' | 'required' | { name: string };
+  response_format?: { type?: 'text' | 'json_object' | 'json_schema'; schema_name?: string };
+  tool_result?: { name?: string; content?: TextCondition };
+  assistant_turns?: number;
 }
+
+/** The match keys only a text call can fit. */
+export const TEXT_MATCH_KEYS = [
+  'text_request',
+  'formats',
+  'stream',
+  'last_user',
+  'system',
+  'any_message',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'tool_result',
+  'assistant_turns',
+] as const satisfies readonly (keyof ScenarioMatch)[];
+
+/** The match keys only a task submission can fit. */
+export const TASK_MATCH_KEYS = ['input', 'metadata'] as const satisfies readonly (keyof ScenarioMatch)[];
 
 /**
  * What a task will do, fixed at submission and stored with it, so a restart (or a scenario loaded later)

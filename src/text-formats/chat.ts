@@ -1,17 +1,25 @@
 import { ApiError } from '../errors/index.ts';
 import { eventTemplate, slot, wire } from './sse.ts';
-import type { TextFormat, TextCallView } from './types.ts';
+import type { TextFormat, TextCallView, TextView } from './types.ts';
 import { textOf } from './text-of.ts';
 
+interface ChatMessage {
+  role: string;
+  content?: unknown;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: unknown[];
+}
+
 interface ChatBody {
-  messages: { role: string; content?: unknown }[];
+  messages: ChatMessage[];
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
   stop?: string | string[] | null;
   seed?: number | null;
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { schema?: Record<string, unknown> } };
+  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: Record<string, unknown> } };
   tools?: { function: { name: string; parameters?: Record<string, unknown> } }[];
   tool_choice?: string | { function: { name: string } };
   model: string;
@@ -28,10 +36,11 @@ export const chatFormat: TextFormat = {
     const body = raw as unknown as ChatBody;
     const stop = body.stop === undefined || body.stop === null ? [] : ([] as string[]).concat(body.stop);
     const format = body.response_format;
+    const prompt = body.messages.map((m) => textOf(m.content));
     return {
       request: {
         model: body.model,
-        prompt: body.messages.map((m) => textOf(m.content)),
+        prompt,
         stop,
         seed: body.seed ?? null,
         responseFormat: format && format.type !== 'text' ? { type: format.type, ...(format.json_schema?.schema ? { schema: format.json_schema.schema } : {}) } : null,
@@ -40,6 +49,7 @@ export const chatFormat: TextFormat = {
       requestedMax: body.max_completion_tokens ?? body.max_tokens ?? null,
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
+      view: chatView(body, prompt),
     };
   },
   body(call) {
@@ -54,9 +64,9 @@ export const chatFormat: TextFormat = {
           index: 0,
           message: {
             role: 'assistant',
-            content: generated.toolCall ? null : generated.pieces.join(''),
+            content: generated.toolCalls.length > 0 ? null : generated.pieces.join(''),
             refusal: null,
-            ...(generated.toolCall ? { tool_calls: [toolCall(call)] } : {}),
+            ...(generated.toolCalls.length > 0 ? { tool_calls: toolCalls(call) } : {}),
           },
           logprobs: null,
           finish_reason: FINISH[generated.finish],
@@ -75,11 +85,15 @@ export const chatFormat: TextFormat = {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
     const finish = FINISH[generated.finish];
-    yield wire({ data: chunk({ role: 'assistant', content: generated.toolCall ? null : '' }, null) });
-    if (generated.toolCall) {
-      const { id, function: fn } = toolCall(call);
-      yield wire({ data: chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: fn.name, arguments: '' } }] }, null) });
-      yield wire({ data: chunk({ tool_calls: [{ index: 0, function: { arguments: fn.arguments } }] }, finish), tokens: generated.outputTokens });
+    const calls = toolCalls(call);
+    yield wire({ data: chunk({ role: 'assistant', content: calls.length > 0 ? null : '' }, null) });
+    if (calls.length > 0) {
+      // Each call: its id and name with empty arguments, then its arguments whole; the last one ends the answer.
+      for (const [index, { id, function: fn }] of calls.entries()) {
+        yield wire({ data: chunk({ tool_calls: [{ index, id, type: 'function', function: { name: fn.name, arguments: '' } }] }, null) });
+        const ending = index === calls.length - 1 ? finish : null;
+        yield wire({ data: chunk({ tool_calls: [{ index, function: { arguments: fn.arguments } }] }, ending), tokens: generated.toolCalls[index]?.tokens ?? 0 });
+      }
     } else if (generated.pieces.length === 0) {
       yield wire({ data: chunk({}, finish) });
     } else {
@@ -111,10 +125,56 @@ function forcedTool(body: ChatBody): { name: string; parameters?: Record<string,
   return { name: tool.function.name, ...(tool.function.parameters ? { parameters: tool.function.parameters } : {}) };
 }
 
-function toolCall(call: TextCallView): { id: string; type: 'function'; function: { name: string; arguments: string } } {
-  const tool = call.generated.toolCall ?? { name: '', arguments: '{}' };
-  return { id: `call_${call.id.slice('svcchat_'.length)}`, type: 'function', function: tool };
+/** The answer's tool calls as the format writes them: an id stated by the scenario, else made from the call's. */
+function toolCalls(call: TextCallView): { id: string; type: 'function'; function: { name: string; arguments: string } }[] {
+  const suffix = call.id.slice('svcchat_'.length);
+  return call.generated.toolCalls.map((tool, i) => ({
+    id: tool.id ?? (i === 0 ? `call_${suffix}` : `call_${suffix}_${i}`),
+    type: 'function',
+    function: { name: tool.name, arguments: tool.arguments },
+  }));
 }
+
+/** What match rules read of a Chat Completions-style call. */
+function chatView(body: ChatBody, prompt: string[]): TextView {
+  const { messages } = body;
+  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content));
+  const lastUser = messages.findLast((m) => m.role === 'user');
+  const tools = (body.tools ?? []).map((t) => ({ name: t.function.name, ...(t.function.parameters ? { parameters: t.function.parameters } : {}) }));
+  const choice = body.tool_choice;
+  const format = body.response_format;
+  return {
+    format: 'chat',
+    model: body.model,
+    stream: body.stream === true,
+    system: system.length > 0 ? system.join('\n') : null,
+    messages: prompt,
+    lastUser: lastUser ? textOf(lastUser.content) : null,
+    tools,
+    toolChoice: choice === undefined ? (tools.length > 0 ? 'auto' : 'none') : typeof choice === 'string' ? (choice as 'none' | 'auto' | 'required') : { name: choice.function.name },
+    responseFormat: { type: format?.type ?? 'text', name: format?.json_schema?.name ?? null, schema: format?.json_schema?.schema ?? null },
+    lastToolResult: lastToolResult(messages),
+    assistantTurns: messages.filter((m) => m.role === 'assistant').length,
+  };
+}
+
+/** The last `tool` message, and the name of the tool whose call (by `tool_call_id`) it answers. */
+function lastToolResult(messages: ChatMessage[]): TextView['lastToolResult'] {
+  const at = messages.findLastIndex((m) => m.role === 'tool');
+  const result = messages[at];
+  if (!result) return null;
+  let name: string | null = result.name ?? null;
+  for (let i = at - 1; i >= 0 && result.tool_call_id !== undefined; i--) {
+    const called = (messages[i]?.tool_calls ?? []).find((c) => isRecord(c) && c['id'] === result.tool_call_id);
+    if (called === undefined) continue;
+    const fn = (called as Record<string, unknown>)['function'];
+    if (isRecord(fn) && typeof fn['name'] === 'string') name = fn['name'];
+    break;
+  }
+  return { name, content: textOf(result.content) };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function usage(call: TextCallView): Record<string, number> {
   const { inputTokens, outputTokens } = call.generated;

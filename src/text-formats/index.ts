@@ -9,7 +9,7 @@
 export { chatFormat } from './chat.ts';
 export { responsesFormat } from './responses.ts';
 export { messagesFormat } from './messages.ts';
-export type { TextFormat, TextCallView, ParsedCall, TextRequest, Generated } from './types.ts';
+export type { TextFormat, TextCallView, ParsedCall, TextRequest, Generated, TextView, ToolCallOut } from './types.ts';
 export { encodeEvent, STREAM_HEADERS } from './sse.ts';
 export type { SseEvent } from './sse.ts';
 export { countInputTokens, toPieces } from './tokens.ts';

@@ -31,10 +31,12 @@ export const messagesFormat: TextFormat = {
   parse(raw) {
     const body = raw as unknown as MessagesBody;
     const system = body.system === undefined ? [] : [textOf(body.system)];
+    const prompt = [...system, ...body.messages.map((m) => textOf(m.content))];
+    const lastUser = body.messages.findLast((m) => m.role === 'user');
     return {
       request: {
         model: body.model,
-        prompt: [...system, ...body.messages.map((m) => textOf(m.content))],
+        prompt,
         stop: body.stop_sequences ?? [],
         seed: null,
         responseFormat: null,
@@ -43,6 +45,20 @@ export const messagesFormat: TextFormat = {
       requestedMax: body.max_tokens,
       stream: body.stream === true,
       includeUsage: false,
+      // The reference gives this format no tools (and so no tool results) and no response format.
+      view: {
+        format: 'messages',
+        model: body.model,
+        stream: body.stream === true,
+        system: system[0] ?? null,
+        messages: prompt,
+        lastUser: lastUser ? textOf(lastUser.content) : null,
+        tools: [],
+        toolChoice: 'none',
+        responseFormat: { type: 'text', name: null, schema: null },
+        lastToolResult: null,
+        assistantTurns: body.messages.filter((m) => m.role === 'assistant').length,
+      },
     };
   },
   body(call) {

@@ -23,11 +23,13 @@ export const responsesFormat: TextFormat = {
   idPrefix: 'svcresp_',
   parse(raw) {
     const body = raw as unknown as ResponsesBody;
-    const input = typeof body.input === 'string' ? [body.input] : body.input.map((m) => textOf(m.content));
+    const messages = typeof body.input === 'string' ? [{ role: 'user', text: body.input }] : body.input.map((m) => ({ role: m.role, text: textOf(m.content) }));
+    const prompt = [...(body.instructions ? [body.instructions] : []), ...messages.map((m) => m.text)];
+    const system = [...(body.instructions ? [body.instructions] : []), ...messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.text)];
     return {
       request: {
         model: body.model,
-        prompt: [...(body.instructions ? [body.instructions] : []), ...input],
+        prompt,
         stop: [],
         seed: null,
         responseFormat: null,
@@ -36,6 +38,20 @@ export const responsesFormat: TextFormat = {
       requestedMax: body.max_output_tokens ?? null,
       stream: body.stream === true,
       includeUsage: false,
+      // The reference gives this format no tools and no response format.
+      view: {
+        format: 'responses',
+        model: body.model,
+        stream: body.stream === true,
+        system: system.length > 0 ? system.join('\n') : null,
+        messages: prompt,
+        lastUser: messages.findLast((m) => m.role === 'user')?.text ?? null,
+        tools: [],
+        toolChoice: 'none',
+        responseFormat: { type: 'text', name: null, schema: null },
+        lastToolResult: null,
+        assistantTurns: messages.filter((m) => m.role === 'assistant').length,
+      },
     };
   },
   body: (call) => response(call, 'final'),

@@ -19,10 +19,46 @@ export interface Generated {
   pieces: string[];
   finish: 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
   stopSequence: string | null;
-  toolCall: { name: string; arguments: string } | null;
+  /** The tool calls the answer makes, in order (none: a text answer). */
+  toolCalls: ToolCallOut[];
   inputTokens: number;
-  /** Output tokens: the pieces, or a tool call's arguments at 4 characters a token. */
+  /** Output tokens: the pieces, or the tool calls' arguments at 4 characters a token (or as a scenario states). */
   outputTokens: number;
+}
+
+/** One tool call of an answer: its id (null: made from the call's id), the tool's name, its arguments' JSON. */
+export interface ToolCallOut {
+  id: string | null;
+  name: string;
+  arguments: string;
+  /** Its stream units: the arguments at 4 characters a token, delivered with its arguments' event. */
+  tokens: number;
+}
+
+/**
+ * What a scenario's match rules read of a call, whatever format it came in: each format's parser fills it, so the
+ * matching knows nothing of the wire shapes.
+ */
+export interface TextView {
+  format: 'chat' | 'responses' | 'messages';
+  model: string;
+  stream: boolean;
+  /** The system text (`system`, `instructions`, the system and developer messages), joined by line breaks; null: none. */
+  system: string | null;
+  /** Every text of the prompt, system ones and tool results included, in order (the request's `prompt`). */
+  messages: string[];
+  /** The text of the last user message; null: none. */
+  lastUser: string | null;
+  /** The tools offered (Chat Completions-style only). */
+  tools: { name: string; parameters?: Record<string, unknown> }[];
+  /** As sent, or the format's default: `auto` with tools, else `none`. */
+  toolChoice: 'none' | 'auto' | 'required' | { name: string };
+  /** As sent; absent: `text`. */
+  responseFormat: { type: 'text' | 'json_object' | 'json_schema'; name: string | null; schema: Record<string, unknown> | null };
+  /** The last tool result of the conversation, and the tool it answers (found by its call id); null: none. */
+  lastToolResult: { name: string | null; content: string } | null;
+  /** Assistant messages so far. */
+  assistantTurns: number;
 }
 
 /** A text call as parsed from one of the three formats. */
@@ -30,6 +66,8 @@ export interface ParsedCall {
   request: Omit<TextRequest, 'maxTokens'>;
   /** The maximum the call asked for, or null for the model default. */
   requestedMax: number | null;
+  /** What match rules read of it. */
+  view: TextView;
   stream: boolean;
   includeUsage: boolean;
 }

@@ -8,12 +8,13 @@ import type { Admission, Concurrency } from '../keys/index.ts';
 import type { TextModel } from '../models/index.ts';
 import { ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import { selectScenario } from '../scenarios/index.ts';
-import type { ScenarioRegistry, TextBehaviour } from '../scenarios/index.ts';
+import { selectTextScenario, unmatchedMessage } from '../scenarios/index.ts';
+import type { ScenarioRegistry, TextBehaviour, TextChoice } from '../scenarios/index.ts';
 import type { AccountsRepo, KeysRepo, StoredAccount } from '../accounts/index.ts';
 import type { Store } from '../store/index.ts';
 import type { ParsedCall, TextCallView, TextFormat } from '../text-formats/index.ts';
 import { textFingerprint } from '../text-formats/index.ts';
+import { answerProblems } from './answer-checks.ts';
 import { delivered, generate, streamUnits } from './generate.ts';
 import type { GenerationOverrides } from './generate.ts';
 
@@ -27,6 +28,10 @@ export interface TextCallContext {
   scenarios: ScenarioRegistry;
   textModels: TextModel[];
   requestId: string;
+  /** Where a fixed answer that does not fit its call is told of (the emulator's log). */
+  warn: (message: string) => void;
+  /** Strict text answers: a call no scenario chooses, or whose fixed answer does not fit it, is refused. */
+  strict: boolean;
 }
 
 /** A started text call: points frozen, output decided; the caller streams it and then settles. */
@@ -34,6 +39,8 @@ export interface TextCall {
   view: TextCallView;
   parsed: ParsedCall;
   behaviour: TextBehaviour;
+  /** The scenario that answered, and how it was chosen. */
+  choice: Pick<TextChoice, 'scenario' | 'step' | 'by'>;
   frozen: Points;
   /** The stream units of the whole answer: its events' `tokens`, summed. */
   units: number;
@@ -63,11 +70,13 @@ const DEFAULT_BEHAVIOUR: TextBehaviour = {
   error_code: 'service_unavailable',
 };
 
-/** What a scenario's `text` block changes in the answer. */
+/** What a scenario's `text` block changes in the answer: a `json` answer is its JSON as the text. */
 function overridesOf(behaviour: TextBehaviour): GenerationOverrides {
-  const { text, output_tokens: outputTokens, input_tokens: inputTokens, chunks, finish, stop_sequence: stopSequence } = behaviour;
+  const { output_tokens: outputTokens, input_tokens: inputTokens, chunks, finish, stop_sequence: stopSequence, tool_calls: toolCalls } = behaviour;
+  const text = behaviour.json !== undefined ? JSON.stringify(behaviour.json) : behaviour.text;
   return {
     ...(text !== undefined ? { text } : {}),
+    ...(toolCalls !== undefined ? { toolCalls } : {}),
     ...(outputTokens !== undefined ? { outputTokens } : {}),
     ...(inputTokens !== undefined ? { inputTokens } : {}),
     ...(chunks !== undefined ? { chunks } : {}),
@@ -88,25 +97,41 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   const model = textModelOf(ctx.textModels, parsed.request.model);
   // The document caps the requested maximum per model (the requests' allOf), so it is within the limit here.
   const maxTokens = parsed.requestedMax ?? model.default_max_tokens;
-  const scenario = selectScenario(ctx.scenarios, {
-    model: model.id,
-    accountId: account.id,
-    input: {},
-    metadata: {},
-    header: scenarioHeader,
-    textFingerprint: textFingerprint(format, body),
-  });
-  const behaviour = { ...DEFAULT_BEHAVIOUR, ...scenario.text };
-  if (behaviour.reject) throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
+  // Hashed only when a rule asks (a recorded answer's `text_request`), once however many do.
+  let fingerprint: string | null | undefined;
+  const facts = { view: parsed.view, accountId: account.id, fingerprint: () => (fingerprint === undefined ? (fingerprint = textFingerprint(format, body)) : fingerprint) };
+  const choice = selectTextScenario(ctx.scenarios, facts, scenarioHeader);
+  // Refused before anything is frozen: nothing charged.
+  if (ctx.strict && choice.by === 'default') throw new ApiError('no_matching_answer', unmatchedMessage(ctx.scenarios, facts));
+  const behaviour: TextBehaviour = { ...DEFAULT_BEHAVIOUR, ...choice.behaviour };
+  // An error answer is the call's whole answer: it counts as answered, though nothing is frozen.
+  if (behaviour.reject) {
+    choice.use();
+    throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
+  }
+  if (behaviour.error) {
+    choice.use();
+    throw errorAnswer(behaviour.error);
+  }
+  const problems = answerProblems(parsed.view, behaviour);
+  if (ctx.strict && problems.length > 0) {
+    throw new ApiError('no_matching_answer', `The answer of ${answerName(choice)} does not fit this call (text answers are strict): ${problems.join('; ')}.`);
+  }
   const generated = generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overridesOf(behaviour));
   const nowMs = ctx.clock.now();
-  // The freeze covers the maximum, or the answer if it holds more: a recorded answer is never cut (a generated one,
-  // tool calls included, always is). A charge is then never beyond the freeze, nor a refund below zero.
+  // The freeze covers the maximum, or the answer if it holds more: a recorded answer is never cut, and a stated
+  // `output_tokens` is charged as stated (a generated answer, tool calls included, always is cut). A charge is
+  // then never beyond the freeze, nor a refund below zero.
   const frozen = tokenPoints(model, generated.inputTokens, Math.max(maxTokens, generated.outputTokens));
   const callId = ctx.requestId;
   const admitted = admit(ctx.admission, frozen);
   move(ctx.db, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
   admitted.started();
+  // Counted (and told of) once the freeze commits: a call refused after this point (its transaction rolled back) is not.
+  ctx.db.store.afterCommit(() => {
+    choice.use();
+    for (const problem of problems) ctx.warn(`text call ${ctx.requestId}: ${answerName(choice)}: ${problem}`);
+  });
 
   let settled: { frozen: Points; charged: Points; refunded: Points } | null = null;
   const startedOn = ctx.db.store.epoch;
@@ -142,6 +167,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     },
     parsed,
     behaviour,
+    choice: { scenario: choice.scenario, step: choice.step, by: choice.by },
     frozen,
     units: streamUnits(generated),
     delivered: (sent) => delivered(generated, sent),
@@ -149,3 +175,15 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     refundAll: () => finish(ZERO),
   };
 }
+
+/** Codes that carry Retry-After even when the answer sets none: the reference gives it to `rate_limited`. */
+const RETRY_AFTER_DEFAULT: Partial<Record<string, number>> = { rate_limited: 1 };
+
+/** A scenario's error answer as the error the call is refused with. */
+function errorAnswer(error: NonNullable<TextBehaviour['error']>): ApiError {
+  const retryAfter = error.retry_after ?? RETRY_AFTER_DEFAULT[error.code];
+  return new ApiError(error.code, error.message, undefined, retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {});
+}
+
+/** The scenario and answer a log line names: `scenario 'x'`, `scenario 'x' answer 2` (from 1). */
+const answerName = (choice: TextChoice): string => `scenario '${choice.scenario.name}'${choice.step !== null ? ` answer ${choice.step + 1}` : ''}`;

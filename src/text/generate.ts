@@ -2,19 +2,25 @@ import { createRandom, pick } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
 import { sampleJson, VOCABULARY as V } from './json-sample.ts';
 import { countInputTokens, toPieces } from '../text-formats/index.ts';
-import type { Generated, TextRequest } from '../text-formats/index.ts';
+import type { Generated, TextRequest, ToolCallOut } from '../text-formats/index.ts';
 
 export interface GenerationOverrides {
-  /** Fixed output text instead of the generated one. */
+  /** Fixed output text instead of the generated one (a forced tool call included): cut as a generated one is. */
   text?: string;
-  /** Length of the natural answer in tokens; with `chunks`, the output tokens of the recorded answer. */
+  /** Tool calls instead of the generated answer: their arguments cut at the maximum, as a forced tool call's are. */
+  toolCalls?: { id?: string; name: string; arguments?: Record<string, unknown> }[];
+  /**
+   * Length of the natural answer in tokens; with a fixed answer (`text`, `toolCalls`, `chunks`), the output tokens
+   * the usage reports.
+   */
   outputTokens?: number;
   /** Input tokens instead of the counted ones. */
   inputTokens?: number;
   /** A recorded answer: exactly these pieces, never cut, ended as `finish` says (default `stop`). */
   chunks?: string[];
+  /** How a fixed answer ended, whatever cut it (absent: as it was cut, else `stop`, or `tool_calls` for tool calls). */
   finish?: 'stop' | 'length' | 'stop_sequence';
-  /** With finish `stop_sequence`: the sequence that ended the recorded answer. */
+  /** With finish `stop_sequence`: the sequence that ended the answer. */
   stopSequence?: string;
 }
 
@@ -25,9 +31,36 @@ export interface GenerationOverrides {
  */
 export function generate(request: TextRequest, overrides: GenerationOverrides = {}): Generated {
   if (overrides.chunks !== undefined) return replay(request, overrides.chunks, overrides);
-  const result = draft(request, overrides);
-  const outputTokens = result.toolCall ? Math.ceil(result.toolCall.arguments.length / 4) : result.pieces.length;
+  const drafted = overrides.toolCalls !== undefined ? statedToolCalls(request, overrides.toolCalls) : draft(request, overrides);
+  const fixed = overrides.text !== undefined || overrides.toolCalls !== undefined;
+  const result = fixed && overrides.finish !== undefined ? { ...drafted, finish: overrides.finish, stopSequence: overrides.finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null } : drafted;
+  const counted = result.toolCalls.length > 0 ? result.toolCalls.reduce((sum, call) => sum + call.tokens, 0) : result.pieces.length;
+  const outputTokens = fixed && overrides.outputTokens !== undefined ? overrides.outputTokens : counted;
   return overrides.inputTokens === undefined ? { ...result, outputTokens } : { ...result, outputTokens, inputTokens: overrides.inputTokens };
+}
+
+/** A tool call of `args` (its JSON): a stream unit per 4 characters. */
+const toolCallOf = (id: string | null, name: string, args: string): ToolCallOut => ({ id, name, arguments: args, tokens: Math.ceil(args.length / 4) });
+
+/**
+ * A scenario's tool calls, in order. Their arguments together are cut at the maximum (4 characters a token), as a
+ * forced tool call's are: the call cut there ends the answer, `length`.
+ */
+function statedToolCalls(request: TextRequest, stated: NonNullable<GenerationOverrides['toolCalls']>): Omit<Generated, 'outputTokens'> {
+  let room = request.maxTokens * 4;
+  const toolCalls: ToolCallOut[] = [];
+  let cut = false;
+  for (const call of stated) {
+    const args = JSON.stringify(call.arguments ?? {});
+    if (args.length > room) {
+      if (room > 0) toolCalls.push(toolCallOf(call.id ?? null, call.name, args.slice(0, room)));
+      cut = true;
+      break;
+    }
+    toolCalls.push(toolCallOf(call.id ?? null, call.name, args));
+    room -= args.length;
+  }
+  return { pieces: [], finish: cut ? 'length' : 'tool_calls', stopSequence: null, toolCalls, inputTokens: countInputTokens(request.prompt) };
 }
 
 /**
@@ -41,14 +74,15 @@ function replay(request: TextRequest, chunks: string[], overrides: GenerationOve
     pieces: [...chunks],
     finish,
     stopSequence: finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null,
-    toolCall: null,
+    toolCalls: [],
     inputTokens: overrides.inputTokens ?? countInputTokens(request.prompt),
     outputTokens: overrides.outputTokens ?? chunks.length,
   };
 }
 
 /** What a stream of the answer delivers, counted as its events' `tokens`: one a piece, or a tool call's tokens at once. */
-export const streamUnits = (generated: Generated): number => (generated.toolCall ? generated.outputTokens : generated.pieces.length);
+export const streamUnits = (generated: Generated): number =>
+  generated.toolCalls.length > 0 ? generated.toolCalls.reduce((sum, call) => sum + call.tokens, 0) : generated.pieces.length;
 
 /**
  * What `sent` stream units of an answer delivered: their text, and their share of its output tokens, rounded down
@@ -58,14 +92,26 @@ export const streamUnits = (generated: Generated): number => (generated.toolCall
 export function delivered(generated: Generated, sent: number): { outputTokens: number; output: string } {
   const units = streamUnits(generated);
   const outputTokens = sent >= units ? generated.outputTokens : Math.floor((sent * generated.outputTokens) / units);
-  const output = generated.toolCall ? (sent > 0 ? generated.toolCall.arguments : '') : generated.pieces.slice(0, sent).join('');
-  return { outputTokens, output };
+  return { outputTokens, output: generated.toolCalls.length > 0 ? toolOutput(generated.toolCalls, sent) : generated.pieces.slice(0, sent).join('') };
+}
+
+/** The arguments of the tool calls `sent` stream units delivered: each call's go out whole, in one event. */
+function toolOutput(calls: ToolCallOut[], sent: number): string {
+  const out: string[] = [];
+  let left = sent;
+  for (const call of calls) {
+    if (left <= 0) break;
+    out.push(call.arguments);
+    left -= call.tokens;
+  }
+  return out.join('');
 }
 
 function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Generated, 'outputTokens'> {
   const random = createRandom(JSON.stringify([request.model, request.prompt, request.seed, request.responseFormat, request.forcedTool]));
   const inputTokens = countInputTokens(request.prompt);
-  if (request.forcedTool) {
+  // A fixed text is what the scenario asked for, even from a call that forces a tool.
+  if (request.forcedTool && overrides.text === undefined) {
     // A tool call is output like any other: cut at the maximum (4 characters a token), it ends `length`, so the
     // freeze's maximum always covers what is charged.
     const args = JSON.stringify(sampleJson(request.forcedTool.parameters, random));
@@ -75,7 +121,7 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
       pieces: [],
       finish: cut ? 'length' : 'tool_calls',
       stopSequence: null,
-      toolCall: { name: request.forcedTool.name, arguments: cut ? args.slice(0, room) : args },
+      toolCalls: [toolCallOf(null, request.forcedTool.name, cut ? args.slice(0, room) : args)],
       inputTokens,
     };
   }
@@ -93,13 +139,13 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   const first = stops[0];
   if (first) {
     const kept = toPieces(text.slice(0, first.at));
-    if (kept.length <= request.maxTokens) return { pieces: kept, finish: 'stop_sequence', stopSequence: first.stop, toolCall: null, inputTokens };
+    if (kept.length <= request.maxTokens) return { pieces: kept, finish: 'stop_sequence', stopSequence: first.stop, toolCalls: [], inputTokens };
   }
   const pieces = toPieces(text);
   if (pieces.length > request.maxTokens) {
-    return { pieces: pieces.slice(0, request.maxTokens), finish: 'length', stopSequence: null, toolCall: null, inputTokens };
+    return { pieces: pieces.slice(0, request.maxTokens), finish: 'length', stopSequence: null, toolCalls: [], inputTokens };
   }
-  return { pieces, finish: 'stop', stopSequence: null, toolCall: null, inputTokens };
+  return { pieces, finish: 'stop', stopSequence: null, toolCalls: [], inputTokens };
 }
 
 
@@ -114,8 +160,10 @@ const COMMON = new Set(
 
 /** A word of the prompt's last text for the answer to echo (4 to 12 letters, not a common one), or null. */
 function topicOf(prompt: string[], random: Random): string | null {
-  const words = (prompt.at(-1) ?? '').match(/\b[A-Za-z]{4,12}\b/g) ?? [];
-  const candidates = [...new Set(words.map((word) => word.toLowerCase()))].filter((word) => !COMMON.has(word));
+  // One word at a time into the set: a 19 MB prompt would otherwise make an array of millions of words first.
+  const seen = new Set<string>();
+  for (const [word] of (prompt.at(-1) ?? '').matchAll(/\b[A-Za-z]{4,12}\b/g)) seen.add(word.toLowerCase());
+  const candidates = [...seen].filter((word) => !COMMON.has(word));
   return candidates.length > 0 ? pick(random, candidates) : null;
 }
 

@@ -206,9 +206,10 @@ it('never picks a text_request scenario for a task submission', async () => {
   await loadFixture('recorded-chat', chatFormat, CHAT, { chunks: CHUNKS });
   // The only other rule of a scenario with a text_request fits every submission of the model: still not chosen.
   const fingerprint = textFingerprint(chatFormat, CHAT);
-  await admin('POST', '/_emulator/scenarios', {
-    scenarios: [{ name: 'text-only', outcome: 'rejected', match: { models: ['social-notes-data'], text_request: fingerprint } }],
+  const loaded = await admin('POST', '/_emulator/scenarios', {
+    scenarios: [{ name: 'text-only', outcome: 'rejected', match: { models: ['social-notes-data', 'svc-text-pro'], text_request: fingerprint }, text: {} }],
   });
+  expect(loaded.status).toBe(201);
   const res = await fetch(`${base}/v1/tasks`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },

@@ -27,6 +27,10 @@ export interface ApiDeps {
   blobs: BlobStore;
   files: FileKeeper;
   resolveHost: ResolveHost;
+  /** The emulator's log, for what a caller should hear of but is not refused for (a fixed answer that does not fit its call). */
+  warn: (message: string) => void;
+  /** `strict`: a text call no scenario chooses, or whose fixed answer does not fit it, is refused (`no_matching_answer`). */
+  textAnswers: 'generate' | 'strict';
   config: {
     readonly allowInsecureWebhooks: boolean;
     /** The emulator's own address (read when used: it is known once the emulator listens). */

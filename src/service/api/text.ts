@@ -66,6 +66,8 @@ export function textApi(deps: ApiDeps) {
             scenarios: deps.scenarios,
             textModels: deps.textModels,
             requestId: request.requestId,
+            warn: deps.warn,
+            strict: deps.textAnswers === 'strict',
           },
           format,
           request.body,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock/index.ts';
+import type { Contract } from '../../contract/index.ts';
 import type { Db } from '../../db.ts';
 import type { FaultRules } from '../../faults/index.ts';
 import type { Random } from '../../random/index.ts';
@@ -28,6 +29,8 @@ export interface ControlDeps {
   random: Random;
   engine: TaskEngine;
   scenarios: ScenarioRegistry;
+  /** What a scenario loaded in-process is checked against, as the control API's are. */
+  contract: Contract;
   webhooks: Webhooks;
   resolveHost: ResolveHost;
   state: StateOps;

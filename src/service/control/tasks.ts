@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors/index.ts';
+import { checkScenarios } from '../../scenarios/index.ts';
 import type { Scenario } from '../../scenarios/index.ts';
 import type { StoredTask, Task, TaskFailureCode, TaskOutput, TaskStatus } from '../../tasks/index.ts';
 import type { ControlDeps } from './deps.ts';
@@ -46,11 +47,19 @@ export function tasksControl({ db, engine }: Pick<ControlDeps, 'db' | 'engine'>)
 }
 
 /** The scenarios tasks and text calls follow: the built-in ones, the start's and those loaded since. */
-export function scenariosControl({ scenarios }: Pick<ControlDeps, 'scenarios'>) {
+export function scenariosControl({ scenarios, contract }: Pick<ControlDeps, 'scenarios' | 'contract'>) {
   return {
-    list: (): { object: 'list'; data: ReturnType<ControlDeps['scenarios']['list']> } => ({ object: 'list', data: scenarios.list() }),
-    /** Scenarios already checked (`checkScenarios`); one with a loaded one's name replaces it. */
-    load(checked: Scenario[]): { object: 'list'; data: Scenario[] } {
+    /** The scenarios in force, and the text calls each answered since it was loaded or the last reset. */
+    list(): { object: 'list'; data: Scenario[]; uses: Record<string, number> } {
+      const data = scenarios.list();
+      return { object: 'list', data, uses: Object.fromEntries(data.map((s) => [s.name, scenarios.uses(s.name)])) };
+    },
+    /**
+     * Checked as `POST /_emulator/scenarios` checks them (422 invalid_params naming each bad field, defaults filled
+     * in: a call in-process is refused as the control API's is); one with a loaded one's name replaces it.
+     */
+    load(loaded: Scenario[]): { object: 'list'; data: Scenario[] } {
+      const checked = checkScenarios(contract, { scenarios: loaded });
       scenarios.load(checked);
       return { object: 'list', data: checked };
     },
