@@ -94,7 +94,7 @@ interface Target {
  * the server moves less than the answers per wall second when other work shares the machine. NaN where there
  * is no /proc.
  */
-function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -4,12 +4,13 @@
  * GET /v1/tasks/{id} and POST /v1/tasks, next to a bare node:http server answering static JSON (the ceiling on this
  * machine); GET req/s with no fault rule loaded beside the same path without faults and the verdict
  * (bench/faults-cost.ts); callbacks past hanging receivers; store growth, the retention sweep of a grown store, and a
- * soak; a normal client's p99 while another sends 19 MB bodies (bench/large-bodies.ts); all in one run. Every
+ * soak; a normal client's p99 while another sends 19 MB bodies (bench/large-bodies.ts); chat calls per second with
+ * 1,000 text match rules loaded beside none (bench/text-matching.ts); all in one run. Every
  * server runs in its own process so the load generator does not share its event loop. Figures are printed, never
  * asserted: speed targets belong here, not in timed tests.
  *
  * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, faults, proxy, lifecycle, callbacks, growth, soak,
- * large-bodies) runs only those sections.
+ * large-bodies, text-matching) runs only those sections.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,11 +25,12 @@ import { printProxy, proxyBench } from './proxy.ts';
 import { CONNECTIONS, load, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
 import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
+import { printTextMatching, textMatching } from './text-matching.ts';
 import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies'] as const;
+const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies', 'text-matching'] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
@@ -205,6 +207,10 @@ async function main(): Promise<void> {
   if (runs('large-bodies')) {
     console.log('');
     printLargeBodies(await largeBodies(), (text) => console.log(text));
+  }
+  if (runs('text-matching')) {
+    console.log('');
+    printTextMatching(await textMatching(), (text) => console.log(text));
   }
 }
 

@@ -1,5 +1,6 @@
 // Call records: every /v1 request, newest first, and the chosen one with everything recorded of it (its query,
-// headers with secrets masked, error message and fields, scenario) and the curl command that makes it again.
+// headers with secrets masked, error message and fields, scenario, how a text call's answer was chosen) and the
+// curl command that makes it again.
 /* global location */
 import { copyText } from './actions.js';
 import { curlFor, redactKey } from './curl.js';
@@ -87,6 +88,7 @@ export function createRecords(app) {
       fact('Key', record.key ? h('code', {}, redactKey(record.key)) : '–'),
       record.task_id ? fact('Task', app.tasks.button(record.task_id, 'record')) : null,
       record.scenario ? fact('Scenario', record.scenario) : null,
+      record.text_answer ? fact('Text answer', answerText(record.text_answer)) : null,
       record.injected_fault ? fact('Injected fault', `${record.injected_fault.kind}, by rule ${record.injected_fault.rule}`) : null,
       fact('Latency', `${Math.round(record.latency_ms)} ms`),
       text ? fact('Streamed', text.stream ? 'yes' : 'no') : null,
@@ -117,6 +119,16 @@ export function createRecords(app) {
 
   return { detail, button, choose, render, refreshChosen, start };
 }
+
+const ANSWERED_BY = {
+  header: 'named by the X-Emulator-Scenario header',
+  match: "picked by the scenario's match rules",
+  generated: 'generated (no header or match rule chose a scenario)',
+  unmatched: 'none: no match rule fits the call (strict text answers)',
+};
+
+/** How a text call's answer was chosen, and which of the scenario's answers it was. */
+const answerText = ({ by, answer }) => `${ANSWERED_BY[by] ?? by}${answer ? `, answer ${answer} of its list` : ''}`;
 
 /** The request's headers as sent, credentials and signatures masked by the emulator; folded at first. */
 function headersBlock(record) {

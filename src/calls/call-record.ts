@@ -37,13 +37,26 @@ export interface CallRecord {
   /** An error answer's message and field details, as its body said them. */
   error_message?: string;
   error_details?: ErrorDetail[];
-  /** The scenario chosen for the call (a task submission's), when it is known. */
+  /** The scenario chosen for the call: a task submission's, or the one a text call's answer came from. */
   scenario?: string;
+  /** Text calls: how their answer was chosen (absent on a call refused before it was, and on older records). */
+  text_answer?: TextAnswer;
   /**
    * The fault rule (`/_emulator/faults`, `--faults`) that took the request: its answer is the fault's, not the
    * service's (an error with nothing done, a reset without any answer, a late, slow or cut one).
    */
   injected_fault?: InjectedFault;
+}
+
+/**
+ * How a text call's answer was chosen: named by the `X-Emulator-Scenario` header, picked by the `scenario`'s match
+ * rules, or `generated` (neither: the `default` scenario's); `unmatched` when strict text answers refused a call
+ * nothing chose. `answer`: which of the scenario's `answers` (from 1), when it gives them.
+ * @see docs/reference/scenarios.md "Answers on demand"
+ */
+export interface TextAnswer {
+  by: 'header' | 'match' | 'generated' | 'unmatched';
+  answer?: number;
 }
 
 /** Which rule injected which kind of fault (`fault_3`, `reset`). */
@@ -53,4 +66,4 @@ export interface InjectedFault {
 }
 
 /** What a route adds to its call's record (`res.locals.call`). */
-export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code' | 'error_message' | 'scenario' | 'injected_fault'>>;
+export type CallDetails = Partial<Pick<CallRecord, 'model' | 'text' | 'task_id' | 'error_code' | 'error_message' | 'scenario' | 'text_answer' | 'injected_fault'>>;

@@ -106,7 +106,7 @@ exercised it. Exit 0 when no check failed, 1 when one did, 2 for a usage error o
   --json FILE        write the verdict as JSON
 `;
 
-export const IMPORT_RECORDING_HELP = `Usage: svc-emulator import-recording DIR [--out OUTDIR]
+export const IMPORT_RECORDING_HELP = `Usage: svc-emulator import-recording DIR [--out OUTDIR] [--match request|last-user]
 
 Turns a recording of the proxy (DIR: a folder of .har files, or one .har file) into scenario files the emulator
 replays, and prints what it imported, what it skipped and why, and how to start the emulator with them:
@@ -115,12 +115,18 @@ replays, and prints what it imported, what it skipped and why, and how to start 
                         its queue and processing seconds, how it ended (a failure's code; a cancel), its output's
                         shapes (file kinds and dimensions, duration, usage; the text only when content was kept)
   recorded-text.yaml    one scenario per distinct recorded text request: the same request (any key order,
-                        streamed or not) gets the recorded answer, chunk by chunk, with its usage and pacing
+                        streamed or not) gets the recorded answer, chunk by chunk, with its usage and pacing;
+                        with --match last-user, any call of the same format and model whose last user message
+                        is the recorded one
 
 A recording made with --keep-content matches tasks by model and input; without it, choose a task's scenario
 with the header X-Emulator-Scenario: recorded-<task id>, and text answers replay as xxx text.
 
   --out OUTDIR       where to write the files (default: DIR/scenarios, beside a .har file given alone)
+  --match MODE       how a recorded text answer is matched: request (default), the whole request by its
+                     fingerprint, so any change to it (a temperature, a field) misses; last-user, the format,
+                     the model and the last user message (match.last_user equals), so the answer survives a
+                     change elsewhere in the request (needs a recording made with --keep-content)
 `;
 
 export const PARITY_HELP = `Usage: svc-emulator parity DIR --base-url URL [options]

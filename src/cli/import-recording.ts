@@ -1,6 +1,6 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Imported } from '../recording/index.ts';
+import type { Imported, TextMatchMode } from '../recording/index.ts';
 import { HelpRequested, parseCommandArgs, UsageError } from './args.ts';
 import { IMPORT_RECORDING_HELP } from './help.ts';
 import { prepareFolder } from './report-path.ts';
@@ -10,10 +10,12 @@ export interface ImportRecordingOptions {
   /** The recording: a folder of .har files, or one. */
   recording: string;
   out: string;
+  /** How recorded text answers are matched: the whole request (its fingerprint, the default), or its last user message. */
+  match?: TextMatchMode;
 }
 
 export function parseImportRecordingOptions(argv: string[]): ImportRecordingOptions {
-  const { values, positionals } = parseCommandArgs('import-recording', argv, { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
+  const { values, positionals } = parseCommandArgs('import-recording', argv, { out: { type: 'string' }, match: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
   if (values.help) throw new HelpRequested(IMPORT_RECORDING_HELP);
   const [recording, ...more] = positionals;
   if (recording === undefined || recording === '') {
@@ -21,8 +23,10 @@ export function parseImportRecordingOptions(argv: string[]): ImportRecordingOpti
   }
   if (more.length > 0) throw new UsageError(`svc-emulator import-recording: one recording at a time (also given: ${more.join(' ')})`);
   if (values.out === '') throw new UsageError('svc-emulator import-recording: --out needs a folder');
+  const match = values.match ?? 'request';
+  if (match !== 'request' && match !== 'last-user') throw new UsageError(`svc-emulator import-recording: --match must be request or last-user (got ${match})`);
   const folder = existsSync(recording) && statSync(recording).isFile() ? dirname(recording) : recording;
-  return { recording, out: values.out ?? join(folder, 'scenarios') };
+  return { recording, out: values.out ?? join(folder, 'scenarios'), match };
 }
 
 
@@ -45,7 +49,8 @@ export async function importRecording(options: ImportRecordingOptions): Promise<
     throw err;
   }
   const tasks = importTasks(recording);
-  const texts = importTextCalls(recording);
+  const match = options.match ?? 'request';
+  const texts = importTextCalls(recording, match);
   const from = recording.files.map((file) => basename(file)).join(', ');
   const files: { name: string; text: string }[] = [];
   if (tasks.scenarios.length > 0) {
@@ -72,7 +77,9 @@ export async function importRecording(options: ImportRecordingOptions): Promise<
       text: scenarioFileText(
         [
           `Recorded text answers, imported by svc-emulator import-recording from ${from}.`,
-          'Each answers the same request (match.text_request: its fingerprint; streamed or not, any key order) with the',
+          ...(match === 'request'
+            ? ['Each answers the same request (match.text_request: its fingerprint; streamed or not, any key order) with the']
+            : ['Each answers a call of the same format and model whose last user message is the recorded one, whatever', 'else the request says (match.last_user), with the']),
           'recorded chunks, usage and pacing.',
           ...(texts.redacted > 0 ? [`${plural(texts.redacted, 'answer')} recorded without --keep-content replay xxx text with the recorded chunking and timing.`] : []),
         ].join('\n'),

@@ -88,6 +88,7 @@ function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status:
     // An error sent as a stream's event, not a body: the route says its message.
     ...(details.error_message !== undefined ? { error_message: details.error_message } : {}),
     ...(scenario !== undefined ? { scenario } : {}),
+    ...(details.text_answer ? { text_answer: details.text_answer } : {}),
     ...(details.injected_fault ? { injected_fault: details.injected_fault } : {}),
   };
 }

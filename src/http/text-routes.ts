@@ -6,7 +6,8 @@ import type { TextModel } from '../models/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
 import type { Api, TextRun } from '../service/index.ts';
 import { chatFormat, messagesFormat, responsesFormat, STREAM_HEADERS, textModelOf } from '../text/index.ts';
-import type { TextFormat } from '../text/index.ts';
+import type { AnswerChoice, TextFormat } from '../text/index.ts';
+import type { CallDetails } from '../calls/index.ts';
 import { callerOf } from './api-key.ts';
 import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
 import type { CallRecordDeps } from './call-records.ts';
@@ -38,6 +39,8 @@ export function textRoutes(deps: TextRoutesDeps): Router {
       body,
       scenarioHeader: req.get(SCENARIO_HEADER),
       requestId: requestIdOf(res),
+      // Before the record is first written: a refusal's record (an error answer, strict answers) names it too.
+      answered: (choice) => Object.assign(callDetailsOf(res), answerDetails(choice)),
       started: (call) => {
         callDetailsOf(res).model = call.parsed.request.model;
         recordCall(deps, res);
@@ -51,6 +54,17 @@ export function textRoutes(deps: TextRoutesDeps): Router {
   router.post('/responses', route(responsesFormat));
   router.post('/messages', route(messagesFormat));
   return router;
+}
+
+/**
+ * What a text call's record says of its answer: the scenario and how it was chosen (`generated`: nothing chose
+ * it, the default scenario answered), or `unmatched`, refused by strict answers with none chosen.
+ * @see docs/reference/scenarios.md "Answers on demand"
+ */
+function answerDetails(choice: AnswerChoice | null): Pick<CallDetails, 'scenario' | 'text_answer'> {
+  if (choice === null) return { text_answer: { by: 'unmatched' } };
+  const by = choice.by === 'default' ? 'generated' : choice.by;
+  return { scenario: choice.scenario.name, text_answer: { by, ...(choice.step !== null ? { answer: choice.step + 1 } : {}) } };
 }
 
 async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Response): Promise<void> {

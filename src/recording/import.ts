@@ -5,5 +5,6 @@
  */
 export { importTasks } from './import-tasks.ts';
 export { importTextCalls } from './import-text.ts';
+export type { TextMatchMode } from './text-match-rule.ts';
 export { recordedTaskScenario, recordedTextScenario, scenarioFileText } from './scenario-file.ts';
 export type { Imported, ScenarioEntry, Skipped } from './scenario-file.ts';

@@ -11,5 +11,5 @@ export { redactBody, redactHeaders, redactSse, redactTaskInput, redactTextJson, 
 export { importTasks, importTextCalls, recordedTaskScenario, recordedTextScenario, scenarioFileText } from './import.ts';
 // The redaction's marks, which parity reads to mask what the recording left out.
 export { redactedEntry, redactedText } from './recorded-content.ts';
-export type { Imported, ScenarioEntry, Skipped } from './import.ts';
+export type { Imported, ScenarioEntry, Skipped, TextMatchMode } from './import.ts';
 export { ensureFolder } from './folder.ts';

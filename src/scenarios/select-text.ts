@@ -1,7 +1,8 @@
 import { ApiError } from '../errors/index.ts';
-import type { ScenarioRegistry } from './registry.ts';
+import type { ScenarioRegistry, TextRule } from './registry.ts';
 import { SCENARIO_HEADER } from './select.ts';
-import { fitsText, lowerMemo } from './text-match.ts';
+import { CallTexts } from './call-texts.ts';
+import { fitsText } from './text-match.ts';
 import type { TextFacts } from './text-match.ts';
 import type { Scenario, TextBehaviour } from './types.ts';
 
@@ -47,9 +48,14 @@ export function selectTextScenario(registry: ScenarioRegistry, facts: TextFacts,
     }
     return chosen;
   }
-  const lower = lowerMemo();
-  for (const { scenario, match } of registry.textRules(facts.view.format)) {
-    if (!fitsText(match, facts, lower)) continue;
+  // The rules this call's shape can fit, and of those, the gate first: with many rules, most are passed over on
+  // one bit of the call's text index, without being read.
+  const { rules, gates, indexed } = registry.textRulesFor(facts.view);
+  const texts = new CallTexts(facts.view, indexed);
+  for (let at = 0; at < rules.length; at++) {
+    if (!texts.admits(gates[at] as number)) continue;
+    const { scenario, match } = rules[at] as TextRule;
+    if (!fitsText(match, facts, texts)) continue;
     const uses = registry.uses(scenario.name);
     if (uses >= callsOf(scenario.text)) continue;
     const chosen = choice(scenario, 'match');

@@ -1,4 +1,7 @@
 import type { TextView } from '../text-formats/index.ts';
+import type { CallTexts } from './call-texts.ts';
+import { pairsOf, regexPairs } from './text-index.ts';
+import type { Pairs, Subject } from './text-index.ts';
 import { TASK_MATCH_KEYS, TEXT_MATCH_KEYS } from './types.ts';
 import type { ScenarioMatch, TextCondition } from './types.ts';
 
@@ -11,12 +14,15 @@ export interface TextFacts {
 }
 
 /** A text condition, compiled: what it compares and how. */
-interface Condition {
+export interface CompiledCondition {
   kind: 'contains' | 'equals' | 'regex';
   /** The needle or the whole text, lower-cased when `folded`. */
   value: string;
   regex: RegExp | null;
+  /** Compared with the lower-cased text (`case_insensitive`). */
   folded: boolean;
+  /** Pairs of characters a text must have to fit (see text-index.ts), of the lower-cased text when `folded`. */
+  pairs: Pairs;
 }
 
 /**
@@ -35,15 +41,12 @@ export interface CompiledTextMatch {
   tools: readonly string[] | null;
   toolChoice: NonNullable<ScenarioMatch['tool_choice']> | null;
   responseFormat: NonNullable<ScenarioMatch['response_format']> | null;
-  toolResult: { name: string | null; content: Condition | null } | null;
-  lastUser: Condition | null;
-  system: Condition | null;
-  anyMessage: Condition | null;
+  toolResult: { name: string | null; content: CompiledCondition | null } | null;
+  lastUser: CompiledCondition | null;
+  system: CompiledCondition | null;
+  anyMessage: CompiledCondition | null;
   textRequest: string | null;
 }
-
-/** Lower-cases a text of the call once, however many case-insensitive rules read it. */
-type Lower = (text: string) => string;
 
 /**
  * Compiles a scenario's match for text calls. Throws a SyntaxError for a `regex` that is not one (refused at load;
@@ -70,7 +73,7 @@ export function compileTextMatch(match: ScenarioMatch): CompiledTextMatch {
 }
 
 /** Whether a text call fits a compiled match: every condition holds (the cheap ones tried first). */
-export function fitsText(m: CompiledTextMatch, f: TextFacts, lower: Lower): boolean {
+export function fitsText(m: CompiledTextMatch, f: TextFacts, texts: CallTexts): boolean {
   const { view } = f;
   if (m.taskOnly) return false;
   if (m.models !== null && !m.models.has(view.model)) return false;
@@ -81,16 +84,16 @@ export function fitsText(m: CompiledTextMatch, f: TextFacts, lower: Lower): bool
   if (m.tools !== null && !toolsFit(m.tools, view)) return false;
   if (m.toolChoice !== null && !toolChoiceFits(m.toolChoice, view)) return false;
   if (m.responseFormat !== null && !responseFormatFits(m.responseFormat, view)) return false;
-  if (m.toolResult !== null && !toolResultFits(m.toolResult, view, lower)) return false;
-  if (m.lastUser !== null && (view.lastUser === null || !holds(m.lastUser, view.lastUser, lower))) return false;
-  if (m.system !== null && (view.system === null || !holds(m.system, view.system, lower))) return false;
-  if (m.anyMessage !== null && !anyHolds(m.anyMessage, view.messages, lower)) return false;
+  if (m.toolResult !== null && !toolResultFits(m.toolResult, view, texts)) return false;
+  if (m.lastUser !== null && !holds(m.lastUser, texts.lastUser())) return false;
+  if (m.system !== null && !holds(m.system, texts.system())) return false;
+  if (m.anyMessage !== null && !holds(m.anyMessage, texts.messages())) return false;
   // Last: it hashes the whole request.
   return m.textRequest === null || f.fingerprint() === m.textRequest;
 }
 
 /** The match keys of a compiled match that a text call fits and those it does not (all tested): how close it came. */
-export function textMisses(m: CompiledTextMatch, f: TextFacts, lower: Lower): { held: string[]; missed: string[] } {
+export function textMisses(m: CompiledTextMatch, f: TextFacts, texts: CallTexts): { held: string[]; missed: string[] } {
   const { view } = f;
   const held: string[] = [];
   const missed: string[] = [];
@@ -103,101 +106,54 @@ export function textMisses(m: CompiledTextMatch, f: TextFacts, lower: Lower): { 
     ['tools', m.tools && toolsFit(m.tools, view)],
     ['tool_choice', m.toolChoice && toolChoiceFits(m.toolChoice, view)],
     ['response_format', m.responseFormat && responseFormatFits(m.responseFormat, view)],
-    ['tool_result', m.toolResult && toolResultFits(m.toolResult, view, lower)],
-    ['last_user', m.lastUser && view.lastUser !== null && holds(m.lastUser, view.lastUser, lower)],
-    ['system', m.system && view.system !== null && holds(m.system, view.system, lower)],
-    ['any_message', m.anyMessage && anyHolds(m.anyMessage, view.messages, lower)],
+    ['tool_result', m.toolResult && toolResultFits(m.toolResult, view, texts)],
+    ['last_user', m.lastUser && holds(m.lastUser, texts.lastUser())],
+    ['system', m.system && holds(m.system, texts.system())],
+    ['any_message', m.anyMessage && holds(m.anyMessage, texts.messages())],
     ['text_request', m.textRequest === null ? null : f.fingerprint() === m.textRequest],
   ];
   for (const [key, ok] of tested) if (ok !== null) (ok ? held : missed).push(key);
   return { held, missed };
 }
 
-const toolsFit = (names: readonly string[], view: TextView): boolean => names.every((name) => view.tools.some((tool) => tool.name === name));
+export const toolsFit = (names: readonly string[], view: TextView): boolean => names.every((name) => view.tools.some((tool) => tool.name === name));
 
-function toolChoiceFits(wanted: NonNullable<ScenarioMatch['tool_choice']>, view: TextView): boolean {
+export function toolChoiceFits(wanted: NonNullable<ScenarioMatch['tool_choice']>, view: TextView): boolean {
   const choice = view.toolChoice;
   return typeof wanted === 'string' ? choice === wanted : typeof choice === 'object' && choice.name === wanted.name;
 }
 
-function responseFormatFits(wanted: NonNullable<ScenarioMatch['response_format']>, view: TextView): boolean {
+export function responseFormatFits(wanted: NonNullable<ScenarioMatch['response_format']>, view: TextView): boolean {
   return (wanted.type === undefined || view.responseFormat.type === wanted.type) && (wanted.schema_name === undefined || view.responseFormat.name === wanted.schema_name);
 }
 
-function toolResultFits(wanted: NonNullable<CompiledTextMatch['toolResult']>, view: TextView, lower: Lower): boolean {
+function toolResultFits(wanted: NonNullable<CompiledTextMatch['toolResult']>, view: TextView, texts: CallTexts): boolean {
   const result = view.lastToolResult;
-  return result !== null && (wanted.name === null || result.name === wanted.name) && (wanted.content === null || holds(wanted.content, result.content, lower));
+  return result !== null && (wanted.name === null || result.name === wanted.name) && (wanted.content === null || holds(wanted.content, texts.toolResult()));
 }
 
-function anyHolds(condition: Condition, texts: readonly string[], lower: Lower): boolean {
-  for (const text of texts) if (holds(condition, text, lower)) return true;
+/** Whether a condition holds over one of a subject's texts (none: the call has no such text). */
+function holds(c: CompiledCondition, subject: Subject | null): boolean {
+  // Ruled out by the pairs it lacks, when indexed; else each text tested as written.
+  if (subject === null || !subject.mayHold(c.pairs, c.folded)) return false;
+  if (c.regex !== null) {
+    for (const text of subject.texts) if (c.regex.test(text)) return true;
+    return false;
+  }
+  for (const text of subject.textsAs(c.folded)) if (c.kind === 'equals' ? text === c.value : text.includes(c.value)) return true;
   return false;
-}
-
-function holds(c: Condition, text: string, lower: Lower): boolean {
-  if (c.regex !== null) return c.regex.test(text);
-  const subject = c.folded ? lower(text) : text;
-  return c.kind === 'equals' ? subject === c.value : subject.includes(c.value);
-}
-
-/** A lower-casing memo for one call's facts. */
-export function lowerMemo(): Lower {
-  const seen = new Map<string, string>();
-  return (text) => {
-    let lowered = seen.get(text);
-    if (lowered === undefined) {
-      lowered = text.toLowerCase();
-      seen.set(text, lowered);
-    }
-    return lowered;
-  };
 }
 
 /** Whether a match has a key only text calls fit (a task submission never fits it). */
 export const hasTextKey = (match: ScenarioMatch): boolean => TEXT_MATCH_KEYS.some((key) => match[key] !== undefined);
 
-function compileCondition(condition: TextCondition): Condition {
+function compileCondition(condition: TextCondition): CompiledCondition {
   const folded = condition.case_insensitive === true;
-  if (condition.regex !== undefined) return { kind: 'regex', value: condition.regex, regex: new RegExp(condition.regex, folded ? 'i' : ''), folded };
-  const [kind, value] = condition.equals !== undefined ? (['equals', condition.equals] as const) : (['contains', condition.contains ?? ''] as const);
-  return { kind, value: folded ? value.toLowerCase() : value, regex: null, folded };
-}
-
-/**
- * Whether a regular expression repeats a group that itself repeats without bound, as `(a+)+` or `(\w*)*` do: on
- * a text that almost fits, such a pattern backtracks for a time exponential in the text's length. A heuristic:
- * it does not see overlapping alternatives (`(a|a)*`).
- */
-export function nestedQuantifier(source: string): boolean {
-  // One entry per open group: whether an unbounded quantifier appeared inside it.
-  const groups: boolean[] = [];
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === '\\') {
-      i += 1;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === '(') groups.push(false);
-    else if (c === ')') {
-      const inner = groups.pop() ?? false;
-      const after = unboundedAt(source, i + 1);
-      if (inner && after) return true;
-      // The group's own repetition (or what repeated inside it) makes its enclosing group repeat too.
-      if (groups.length > 0 && (inner || after)) groups[groups.length - 1] = true;
-    } else if (groups.length > 0 && unboundedAt(source, i)) groups[groups.length - 1] = true;
+  if (condition.regex !== undefined) {
+    return { kind: 'regex', value: condition.regex, regex: new RegExp(condition.regex, folded ? 'i' : ''), folded, pairs: regexPairs(condition.regex, folded) };
   }
-  return false;
-}
-
-/** Whether an unbounded quantifier (`*`, `+`, `{n,}`) starts at `at`. */
-function unboundedAt(source: string, at: number): boolean {
-  const c = source[at];
-  if (c === '*' || c === '+') return true;
-  return c === '{' && /^\{\d+,\}/.test(source.slice(at, at + 12));
+  const [kind, value] = condition.equals !== undefined ? (['equals', condition.equals] as const) : (['contains', condition.contains ?? ''] as const);
+  const needle = folded ? value.toLowerCase() : value;
+  // A text equal to the value has its pairs too: they rule a rule out at its gate.
+  return { kind, value: needle, regex: null, folded, pairs: pairsOf(needle) };
 }

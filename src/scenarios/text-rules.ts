@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../errors/index.ts';
-import { nestedQuantifier } from './text-match.ts';
+import { nestedQuantifier } from './regex-source.ts';
 import { TASK_MATCH_KEYS, TEXT_MATCH_KEYS } from './types.ts';
 import type { Scenario, TextBehaviour, TextCondition } from './types.ts';
 

@@ -1,7 +1,8 @@
 import type { TextView } from '../text-formats/index.ts';
 import type { ScenarioRegistry } from './registry.ts';
 import { callsOf } from './select-text.ts';
-import { lowerMemo, textMisses } from './text-match.ts';
+import { CallTexts } from './call-texts.ts';
+import { textMisses } from './text-match.ts';
 import type { TextFacts } from './text-match.ts';
 
 /** How many of the closest rules a refusal names. */
@@ -13,10 +14,11 @@ const CLOSEST = 3;
  * @see docs/reference/scenarios.md "Answers on demand" (strict)
  */
 export function unmatchedMessage(registry: ScenarioRegistry, facts: TextFacts): string {
-  const lower = lowerMemo();
+  // Every rule is read through (a refusal, not a hot path): no index.
+  const texts = new CallTexts(facts.view, 0);
   const near: { name: string; held: string[]; missed: string[]; note: string | null }[] = [];
-  for (const { scenario, match } of registry.textRules(facts.view.format)) {
-    const { held, missed } = textMisses(match, facts, lower);
+  for (const { scenario, match } of registry.textRules(facts.view.format).rules) {
+    const { held, missed } = textMisses(match, facts, texts);
     // Fits, but passed over: used up, or its answer is tool calls the format cannot carry.
     const note = missed.length > 0 ? null : registry.uses(scenario.name) >= callsOf(scenario.text) ? `used up (${registry.uses(scenario.name)} calls)` : 'answers with tool calls, chat only';
     near.push({ name: scenario.name, held, missed, note });

@@ -32,7 +32,15 @@ export interface TextCallContext {
   warn: (message: string) => void;
   /** Strict text answers: a call no scenario chooses, or whose fixed answer does not fit it, is refused. */
   strict: boolean;
+  /**
+   * Told how the call's answer was chosen once it is the call's answer: as an error answer or strict answers refuse
+   * it (null: nothing chose one), or as it is admitted. A call refused for its points or limits is not told.
+   */
+  answered?: (choice: AnswerChoice | null) => void;
 }
+
+/** The scenario that answered a text call, which of its answers (from 0; null: it gives none), and how it was chosen. */
+export type AnswerChoice = Pick<TextChoice, 'scenario' | 'step' | 'by'>;
 
 /** A started text call: points frozen, output decided; the caller streams it and then settles. */
 export interface TextCall {
@@ -40,7 +48,7 @@ export interface TextCall {
   parsed: ParsedCall;
   behaviour: TextBehaviour;
   /** The scenario that answered, and how it was chosen. */
-  choice: Pick<TextChoice, 'scenario' | 'step' | 'by'>;
+  choice: AnswerChoice;
   frozen: Points;
   /** The stream units of the whole answer: its events' `tokens`, summed. */
   units: number;
@@ -101,20 +109,27 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   let fingerprint: string | null | undefined;
   const facts = { view: parsed.view, accountId: account.id, fingerprint: () => (fingerprint === undefined ? (fingerprint = textFingerprint(format, body)) : fingerprint) };
   const choice = selectTextScenario(ctx.scenarios, facts, scenarioHeader);
+  const chosen: AnswerChoice = { scenario: choice.scenario, step: choice.step, by: choice.by };
   // Refused before anything is frozen: nothing charged.
-  if (ctx.strict && choice.by === 'default') throw new ApiError('no_matching_answer', unmatchedMessage(ctx.scenarios, facts));
+  if (ctx.strict && choice.by === 'default') {
+    ctx.answered?.(null);
+    throw new ApiError('no_matching_answer', unmatchedMessage(ctx.scenarios, facts));
+  }
   const behaviour: TextBehaviour = { ...DEFAULT_BEHAVIOUR, ...choice.behaviour };
   // An error answer is the call's whole answer: it counts as answered, though nothing is frozen.
   if (behaviour.reject) {
     choice.use();
+    ctx.answered?.(chosen);
     throw new ApiError('content_rejected', 'The input failed content review; nothing was charged.');
   }
   if (behaviour.error) {
     choice.use();
+    ctx.answered?.(chosen);
     throw errorAnswer(behaviour.error);
   }
   const problems = answerProblems(parsed.view, behaviour);
   if (ctx.strict && problems.length > 0) {
+    ctx.answered?.(chosen);
     throw new ApiError('no_matching_answer', `The answer of ${answerName(choice)} does not fit this call (text answers are strict): ${problems.join('; ')}.`);
   }
   const generated = generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overridesOf(behaviour));
@@ -127,6 +142,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
   const admitted = admit(ctx.admission, frozen);
   move(ctx.db, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
   admitted.started();
+  ctx.answered?.(chosen);
   // Counted (and told of) once the freeze commits: a call refused after this point (its transaction rolled back) is not.
   ctx.db.store.afterCommit(() => {
     choice.use();
@@ -167,7 +183,7 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     },
     parsed,
     behaviour,
-    choice: { scenario: choice.scenario, step: choice.step, by: choice.by },
+    choice: chosen,
     frozen,
     units: streamUnits(generated),
     delivered: (sent) => delivered(generated, sent),

@@ -660,6 +660,9 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.getByRole('heading', { name: `Call ${chatId}` }).waitFor();
     expect(new URL(page.url()).hash).toBe(`#record=${chatId}`);
     await expect.poll(() => factOf('Call').textContent()).toBe('POST /v1/chat/completions');
+    // Nothing chose its answer: the default scenario's generated text.
+    expect(await factOf('Scenario').textContent()).toBe('default');
+    expect(await factOf('Text answer').textContent()).toBe('generated (no header or match rule chose a scenario)');
 
     // The chosen account's webhook secret: masked, shown on request, copied whole.
     const account = { webhook_secret: String((await w.admin('/_emulator/accounts/acct_demo'))['webhook_secret']) };

@@ -2,7 +2,7 @@ import type { CallDetails } from '../../calls/index.ts';
 import { errorBody, generationFault } from '../../errors/index.ts';
 import type { ApiError } from '../../errors/index.ts';
 import { encodeEvent, startTextCall } from '../../text/index.ts';
-import type { TextCall, TextFormat } from '../../text/index.ts';
+import type { AnswerChoice, TextCall, TextFormat } from '../../text/index.ts';
 import { admissionOf } from './admission.ts';
 import type { ApiDeps, Caller } from './deps.ts';
 
@@ -16,6 +16,8 @@ export interface TextRequest {
    * whose points moved is never without one).
    */
   started?: (call: TextCall) => void;
+  /** How the call's answer was chosen, once it is the answer: an error answer's and a strict refusal's too (null: none chosen). */
+  answered?: (choice: AnswerChoice | null) => void;
   /** Runs inside each settlement's transaction, with what the call's record says of it. */
   settled: (details: Required<Pick<CallDetails, 'text'>>) => void;
 }
@@ -68,6 +70,7 @@ export function textApi(deps: ApiDeps) {
             requestId: request.requestId,
             warn: deps.warn,
             strict: deps.textAnswers === 'strict',
+            ...(request.answered ? { answered: request.answered } : {}),
           },
           format,
           request.body,
