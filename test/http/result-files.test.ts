@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFile, MP4BoxBuffer } from 'mp4box';
 import type { Movie } from 'mp4box';
-import request from 'supertest';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newAccount, startEmulator } from '../support/harness.ts';
 import type { ApiClient, TestEmulator } from '../support/harness.ts';
-import { runTask, uploadFile } from '../support/tasks.ts';
+import { downloadFile, runTask, uploadFile } from '../support/tasks.ts';
 
 // Result files are what their records say: the MP4's container duration, track size and H.264 picture size and the
 // cover JPEG's frame size are the record's width, height and duration, its size is the bytes' length, and both
@@ -18,6 +17,7 @@ import { runTask, uploadFile } from '../support/tasks.ts';
 
 let t: TestEmulator;
 let api: ApiClient;
+const download = (url: string, emulator: TestEmulator = t): Promise<Response> => downloadFile(url, emulator);
 beforeAll(async () => {
   t = await startEmulator();
   api = t.as((await newAccount(t, '1000000.000')).key);
@@ -208,17 +208,6 @@ async function expectFilesAgree(file: FileRecord): Promise<void> {
   expect(record(file.cover_url)).toMatchObject({ size: cover.length, width: file.width, height: file.height, duration: null });
 }
 
-/** A GET of an emulator file address on the app (it is not listening), the body read as raw bytes. */
-function download(url: string, emulator: TestEmulator = t): Promise<Response> {
-  return request(emulator.emulator.app)
-    .get(new URL(url).pathname)
-    .buffer(true)
-    .parse((res, callback) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => callback(null, Buffer.concat(chunks)));
-    });
-}
 
 /** What mp4box reads: container duration (s), tkhd size, avc1 sample entry size, and the SPS's cropped size. */
 function probeMp4(bytes: Buffer): { duration: number; track: Size; sampleEntry: Size; sps: Size } {

@@ -1,10 +1,9 @@
-import request from 'supertest';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_KEY, newAccount, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
 import { stateOf } from '../support/state.ts';
-import { runTask } from '../support/tasks.ts';
+import { downloadFile, runTask } from '../support/tasks.ts';
 
 // Any key may upload a file of any type, and /files shares its origin with the dashboard and the control API
 // (issue 36): no stored file may be served as a page of that origin. Every answer of GET /files/{name} is
@@ -31,17 +30,7 @@ const ACTIVE: [string, string, string][] = [
   ['XHTML', 'application/xhtml+xml', XHTML],
 ];
 
-/** A GET of the file an address names, on the app, its body as raw bytes. */
-function download(url: string): Promise<Response> {
-  return request(t.emulator.app)
-    .get(new URL(url).pathname)
-    .buffer(true)
-    .parse((res, callback) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => callback(null, Buffer.concat(chunks)));
-    });
-}
+const download = (url: string): Promise<Response> => downloadFile(url, t);
 
 function expectSandboxed(res: Response, type: string, disposition: 'inline' | 'attachment'): void {
   expect(res.status).toBe(200);

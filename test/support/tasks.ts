@@ -1,3 +1,4 @@
+import request from 'supertest';
 import type { Response } from 'supertest';
 import { expect } from 'vitest';
 import type { ApiClient, TestEmulator } from './harness.ts';
@@ -14,4 +15,16 @@ export async function runTask(t: TestEmulator, api: ApiClient, body: Record<stri
   expect(submitted.status).toBe(200);
   await t.admin.post('/_emulator/clock/advance', { seconds: 0 });
   return (await api.get(`/v1/tasks/${submitted.body.id}`)).body;
+}
+
+/** A GET of an emulator file address on the app (it need not listen), the body read as raw bytes. */
+export function downloadFile(url: string, emulator: TestEmulator): Promise<Response> {
+  return request(emulator.emulator.app)
+    .get(new URL(url).pathname)
+    .buffer(true)
+    .parse((res, callback) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => callback(null, Buffer.concat(chunks)));
+    });
 }

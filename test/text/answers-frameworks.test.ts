@@ -6,8 +6,9 @@ import { ChatOpenAI } from '@langchain/openai';
 import { generateText, Output, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { startAnswersWorld } from '../support/answers-world.ts';
+import type { AnswersWorld } from '../support/answers-world.ts';
 
 // Answers on demand through the Vercel AI SDK and LangChain: a two-step tool loop (the framework runs the tool
 // and sends its result back) and a JSON answer parsed by the framework's own structured output, each answered
@@ -15,36 +16,19 @@ import type { Emulator } from '../../src/index.ts';
 // or whose answer does not fit the tool or the schema the framework sent, is refused with 422.
 // @see docs/guides/text-calls.md "Answers on demand" and "Frameworks"
 
-const ADMIN_TOKEN = 'x';
-
 let emulator: Emulator;
 let base: string;
 let key: string;
 let logged: string[];
 /** What each /v1 call asked, in order: the framework's requests as the emulator got them. */
 let sent: Record<string, unknown>[];
+let load: AnswersWorld['load'];
 
 beforeEach(async () => {
-  logged = [];
   sent = [];
-  emulator = await createEmulator({ clock: 'manual', adminToken: ADMIN_TOKEN, textAnswers: 'strict', log: (line) => logged.push(line) });
-  base = await emulator.listen(0);
-  const account = (await admin<{ id: string }>('/_emulator/accounts', { points: '1000.000' })).id;
-  key = (await admin<{ key: string }>(`/_emulator/accounts/${account}/keys`, {})).key;
+  ({ emulator, base, key, logged, load } = await startAnswersWorld({ textAnswers: 'strict' }));
 });
 afterEach(() => emulator.close());
-
-async function admin<T>(path: string, body: object): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-const load = (scenarios: object[]): Promise<unknown> => admin('/_emulator/scenarios', { scenarios: scenarios.map((s) => ({ outcome: 'succeeded', ...s })) });
 
 /** A fetch that keeps each request body the client sends. */
 const noting: typeof fetch = (input, init) => {

@@ -1,43 +1,28 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { startAnswersWorld } from '../support/answers-world.ts';
+import type { AnswersWorld } from '../support/answers-world.ts';
 
 // Answers on demand through the official clients: scenarios whose match rules read what a call says answer it
 // with the text, JSON or tool calls a test needs, in each format's own shape, streamed or not.
 // @see docs/reference/scenarios.md "Answers on demand"
-
-const ADMIN_TOKEN = 'x';
 
 let emulator: Emulator;
 let base: string;
 let openai: OpenAI;
 let anthropic: Anthropic;
 let logged: string[];
+let load: AnswersWorld['load'];
 
 beforeEach(async () => {
-  logged = [];
-  emulator = await createEmulator({ clock: 'manual', adminToken: ADMIN_TOKEN, log: (line) => logged.push(line) });
-  base = await emulator.listen(0);
-  const account = (await admin<{ id: string }>('/_emulator/accounts', { points: '1000.000' })).id;
-  const { key } = await admin<{ key: string }>(`/_emulator/accounts/${account}/keys`, {});
+  let key: string;
+  ({ emulator, base, key, logged, load } = await startAnswersWorld());
   openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: base, apiKey: key, maxRetries: 0 });
 });
 afterEach(() => emulator.close());
-
-async function admin<T>(path: string, body: object): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-const load = (scenarios: object[]): Promise<unknown> => admin('/_emulator/scenarios', { scenarios: scenarios.map((s) => ({ outcome: 'succeeded', ...s })) });
 
 const WEATHER_TOOL: OpenAI.Chat.ChatCompletionTool = {
   type: 'function',
