@@ -1,5 +1,7 @@
-import { applyMovement, toPoints, ZERO } from '../billing/index.ts';
-import type { LedgerKind, LedgerRepo, Points } from '../billing/index.ts';
+import { applyMovement } from '../billing/index.ts';
+import { toPoints, ZERO } from '../points/index.ts';
+import type { LedgerKind, LedgerRepo } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import { formatTime } from '../clock/index.ts';
 import type { AccountsRepo, KeysRepo, StoredAccount, StoredKey } from './records.ts';
 import { ApiError } from '../errors/index.ts';

@@ -1,4 +1,4 @@
-import type { Points } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import type { Store } from '../store/index.ts';
 import { bodies, body, cachedRows } from '../store/index.ts';
 

@@ -1,11 +1,5 @@
-export { toPoints, add, sub, mul, cmp, isNegative, ZERO } from './points.ts';
-export type { Points } from './points.ts';
+// The ledger and its records. Points and prices (the arithmetic) are src/points, a leaf the kit can load.
 export { applyMovement } from './ledger.ts';
 export type { LedgerEntry, LedgerKind, Balances } from './ledger.ts';
 export { ledgerRepo } from './records.ts';
 export type { LedgerRepo, RestoredEntry } from './records.ts';
-export { freezeAmount } from './freeze.ts';
-export type { PriceRule } from './freeze.ts';
-export { chargeFor, tokensPerSecond } from './settle.ts';
-export type { ActualUsage } from './settle.ts';
-export { tokenPoints } from './tokens.ts';

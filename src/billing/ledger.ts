@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/index.ts';
-import { add, cmp, sub } from './points.ts';
-import type { Points } from './points.ts';
+import { add, cmp, sub } from '../points/index.ts';
+import type { Points } from '../points/index.ts';
 
 /**
  * The points ledger of one account as plain functions over balances and entries. Every movement is one entry,

@@ -3,7 +3,7 @@ import { ledgerNumbered, storedJson } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { LedgerEntry, LedgerKind } from './ledger.ts';
-import type { Points } from './points.ts';
+import type { Points } from '../points/index.ts';
 
 /** An entry as a state document holds it: one written before per-account numbers has no `n`. */
 export type RestoredEntry = Omit<LedgerEntry, 'n'> & { n?: number };

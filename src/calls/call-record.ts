@@ -1,4 +1,4 @@
-import type { Points } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import type { ErrorDetail } from '../errors/index.ts';
 
 /**

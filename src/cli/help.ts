@@ -2,8 +2,7 @@
  * The help of the commands other than start, apart from their code: the CLI loads a command's modules only when
  * that command runs (the conformance suite, say, has no place in an emulator's start-up).
  */
-import { DEFAULT_BUDGET } from '../defaults/index.ts';
-import { DEFAULT_DB } from './start-options.ts';
+import { DEFAULT_BUDGET, DEFAULT_DB } from '../defaults/index.ts';
 
 export const RECEIVE_HELP = `Usage: svc-emulator receive --secret whsec_... [options]
 

@@ -1,11 +1,10 @@
-import { ScenarioFileError } from '../scenarios/index.ts';
-import { StoreDamageError, StoreFullError, StoreOpenError } from '../store/index.ts';
 import { VERSION } from '../version.ts';
 import { COMMANDS, CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
 import { HelpRequested, notACommand, UsageError } from './args.ts';
-import { parseStartOptions, START_HELP } from './start-options.ts';
 
-const HELP = `svc-emulator ${VERSION}: a local emulator of the content-generation service API
+// Nothing here imports the emulator's folders (the start options, the scenarios, the store) statically: the kit's
+// commands (conformance, proxy, verdict, receive) must run where the store's native binding cannot load.
+const help = (startHelp: string): string => `svc-emulator ${VERSION}: a local emulator of the content-generation service API
 
 Usage: svc-emulator <command> [options]
 
@@ -19,7 +18,7 @@ Commands:
   parity    replay a recording against a deployment and report each answer that differs (svc-emulator parity --help)
   verdict   judge how a client coped: retries, idempotency, backoff, polling, its callback receiver (svc-emulator verdict --help)
 
-${START_HELP}
+${startHelp}
 ${RECEIVE_HELP}
 ${CONFORMANCE_HELP}
 ${STORE_HELP}
@@ -34,11 +33,11 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === '--version' || command === '-v') return void console.log(VERSION);
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-      return void console.log(HELP);
+      return void console.log(help((await import('./start-options.ts')).START_HELP));
     }
     // Each command's modules load only when it runs: a start does not pay for the conformance suite.
     if (command === 'start') {
-      const options = parseStartOptions(rest, process.env);
+      const options = (await import('./start-options.ts')).parseStartOptions(rest, process.env);
       return await (await import('./start.ts')).start(options);
     }
     if (command === 'receive') {
@@ -72,25 +71,35 @@ async function main(argv: string[]): Promise<void> {
       console.log(err.message);
       process.exit(0);
     }
-    if (err instanceof ScenarioFileError) {
-      console.error(`svc-emulator: bad scenario file: ${err.message}`);
-      process.exit(2);
-    }
-    if (err instanceof StoreOpenError) {
-      console.error(`svc-emulator: ${err.message}`);
-      process.exit(2);
-    }
-    // A store command (export, backup) that met damage or a full disk: one line, as every store problem.
-    if (err instanceof StoreDamageError || err instanceof StoreFullError) {
-      console.error(`svc-emulator: ${err.message}`);
-      process.exit(2);
-    }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error((err as Error).message);
       process.exit(2);
     }
+    const line = command !== undefined && EMULATOR_COMMANDS.has(command) ? await emulatorErrorLine(err) : null;
+    if (line !== null) {
+      console.error(line);
+      process.exit(2);
+    }
     throw err;
   }
+}
+
+/** The commands that read scenario files or open a store: the only ones whose errors are the scenarios' or the store's. */
+const EMULATOR_COMMANDS = new Set(['start', 'store', 'import-recording']);
+
+/**
+ * The one line a scenario file's or the store's error ends a command with (exit 2), or null for another error. Its
+ * modules are loaded by then (the command that threw them imported them), so importing them here costs nothing.
+ */
+async function emulatorErrorLine(err: unknown): Promise<string | null> {
+  const [{ ScenarioFileError }, { StoreDamageError, StoreFullError, StoreOpenError }] = await Promise.all([
+    import('../scenarios/index.ts'),
+    import('../store/index.ts'),
+  ]);
+  if (err instanceof ScenarioFileError) return `svc-emulator: bad scenario file: ${err.message}`;
+  // A store command (export, backup) that met damage or a full disk: one line, as every store problem.
+  if (err instanceof StoreOpenError || err instanceof StoreDamageError || err instanceof StoreFullError) return `svc-emulator: ${err.message}`;
+  return null;
 }
 
 await main(process.argv.slice(2));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { parseYaml } from '../contract/index.ts';
+import { DEFAULT_DB } from '../defaults/index.ts';
 import type { EmulatorOptions } from '../emulator.ts';
 import { budgetText, connectionBudget, openFileLimit, resolveLimits } from '../server/index.ts';
 import type { ConnectionBudget, ServerLimits } from '../server/index.ts';
@@ -39,9 +40,7 @@ interface Flag {
  * config-file key (the flag's name), its check and its help line. Flags beat the environment, which beats the
  * config file, which beats the defaults.
  */
-/** Where `start` keeps its store unless told otherwise. */
-export const DEFAULT_DB = './.svc-emulator/store.db';
-/** Where it kept it before the store moved to SQLite: imported once, on the first start after the move. */
+/** Where `start` kept its store (DEFAULT_DB) before it moved to SQLite: imported once, on the first start after the move. */
 const JOURNAL_DEFAULT_DB = './.svc-emulator/db.json';
 
 const FLAGS: Flag[] = [

@@ -3,7 +3,7 @@ import { exportState, writeStateFile } from '../state/index.ts';
 import { backupStore, checkStoreFile, readStore, restoreStore } from '../store/index.ts';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { prepareReports } from './report-path.ts';
-import { DEFAULT_DB } from './start-options.ts';
+import { DEFAULT_DB } from '../defaults/index.ts';
 import { STORE_HELP } from './help.ts';
 
 const ACTIONS = ['check', 'backup', 'restore', 'export'];

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { PriceRule } from '../billing/index.ts';
+import type { PriceRule } from '../points/index.ts';
 import { createAjv, loadDocument, readTaskModels, resolvePointer } from '../contract/index.ts';
 
 interface ResponseSpec {

@@ -1,4 +1,4 @@
-import type { Points } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 
 // The task as the API shows it: a wire shape, read by the tasks that hold it and the scenarios that plan it.
 

@@ -11,3 +11,9 @@ export const DEFAULT_BUDGET = 200;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 /** The proxy's longest upstream timeout: a day (node's timers take at most 2^31 - 1 ms). */
 export const MAX_UPSTREAM_TIMEOUT_MS = 86_400_000;
+
+/**
+ * Where `start` and `store` keep the store unless told otherwise. Here, not in src/cli/start-options.ts, because
+ * every command's help names it, and the start options' table loads the emulator's folders (the store among them).
+ */
+export const DEFAULT_DB = './.svc-emulator/store.db';

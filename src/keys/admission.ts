@@ -1,5 +1,5 @@
-import { cmp, sub } from '../billing/index.ts';
-import type { Points } from '../billing/index.ts';
+import { cmp, sub } from '../points/index.ts';
+import type { Points } from '../points/index.ts';
 import type { Store } from '../store/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { AccountsRepo, KeysRepo, StoredAccount, StoredKey } from '../accounts/index.ts';

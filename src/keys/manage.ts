@@ -1,4 +1,4 @@
-import { toPoints } from '../billing/index.ts';
+import { toPoints } from '../points/index.ts';
 import type { Random } from '../random/index.ts';
 import type { StoredKey } from '../accounts/index.ts';
 import type { QuotaPeriod } from './periods.ts';

@@ -1,5 +1,5 @@
-import { add, cmp, isNegative, sub, ZERO } from '../billing/index.ts';
-import type { Points } from '../billing/index.ts';
+import { add, cmp, isNegative, sub, ZERO } from '../points/index.ts';
+import type { Points } from '../points/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { StoredKey } from '../accounts/index.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Points } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 
 /**
  * A text-dialogue model and its prices in points per million tokens. The reference names none, so the

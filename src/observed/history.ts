@@ -1,4 +1,4 @@
-import type { PriceRule } from '../billing/index.ts';
+import type { PriceRule } from '../points/index.ts';
 
 /**
  * What clients observed, as a history to judge: plain data, independent of any HTTP library. Times are the

@@ -1,5 +1,5 @@
-import { chargeFor, cmp, freezeAmount, isNegative, sub, ZERO } from '../billing/index.ts';
-import type { ActualUsage, PriceRule } from '../billing/index.ts';
+import { chargeFor, cmp, freezeAmount, isNegative, sub, ZERO } from '../points/index.ts';
+import type { ActualUsage, PriceRule } from '../points/index.ts';
 import type { CheckInfo, Deviation } from './history.ts';
 import { idsOf, isRecord, isTerminal, named } from './task-view.ts';
 import type { TaskPoints, TaskRead } from './task-view.ts';
@@ -19,7 +19,7 @@ export const POINTS_CHECKS = {
 const C = POINTS_CHECKS;
 
 /**
- * The points of one task over its reads (sorted by sentMs). Decimals through src/billing, never floats.
+ * The points of one task over its reads (sorted by sentMs). Decimals through src/points, never floats.
  * @see reference "Conventions" Points, "States and transitions", the models' Price sections
  */
 export function checkPoints(id: string, reads: readonly TaskRead[], prices: Readonly<Record<string, PriceRule>>): Deviation[] {

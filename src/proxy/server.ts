@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { PriceRule } from '../billing/index.ts';
+import type { PriceRule } from '../points/index.ts';
 import { loadResponseContract } from '../conformance/index.ts';
 import type { ResponseContract } from '../conformance/index.ts';
 import { createContract } from '../contract/index.ts';

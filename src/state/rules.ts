@@ -1,5 +1,6 @@
-import { add, cmp, sub, ZERO } from '../billing/index.ts';
-import type { LedgerKind, Points, RestoredEntry } from '../billing/index.ts';
+import { add, cmp, sub, ZERO } from '../points/index.ts';
+import type { LedgerKind, RestoredEntry } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import type { ErrorDetail } from '../errors/index.ts';
 import type { StateDocument } from './document.ts';
 

@@ -1,6 +1,6 @@
 import Big from 'big.js';
-import { chargeFor, tokensPerSecond } from '../billing/index.ts';
-import type { ActualUsage, Points } from '../billing/index.ts';
+import { chargeFor, tokensPerSecond } from '../points/index.ts';
+import type { ActualUsage, Points } from '../points/index.ts';
 import { formatTime } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
 import { addFile, fileOf, fileUrl } from '../files/index.ts';

@@ -1,4 +1,4 @@
-import type { Points } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import type { TaskPlan } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
 import { pageOf, storedJson, whereOf } from '../store/index.ts';

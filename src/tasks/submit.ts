@@ -1,5 +1,5 @@
 import { move } from '../accounts/index.ts';
-import { freezeAmount, ZERO } from '../billing/index.ts';
+import { freezeAmount, ZERO } from '../points/index.ts';
 import { formatTime } from '../clock/index.ts';
 import type { TaskSubmission } from '../contract/index.ts';
 import { ApiError, invalidParams } from '../errors/index.ts';

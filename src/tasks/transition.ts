@@ -1,5 +1,6 @@
-import { cmp, sub, ZERO } from '../billing/index.ts';
-import type { LedgerKind, Points } from '../billing/index.ts';
+import { cmp, sub, ZERO } from '../points/index.ts';
+import type { LedgerKind } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import { formatTime } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { TERMINAL } from './task.ts';

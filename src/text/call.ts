@@ -1,6 +1,7 @@
 import { move } from '../accounts/index.ts';
-import { sub, tokenPoints, ZERO } from '../billing/index.ts';
-import type { LedgerRepo, Points } from '../billing/index.ts';
+import { sub, tokenPoints, ZERO } from '../points/index.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { admit, finished } from '../keys/index.ts';

@@ -1,5 +1,6 @@
-import { add, cmp, sub, ZERO } from '../billing/index.ts';
-import type { LedgerRepo, Points } from '../billing/index.ts';
+import { add, cmp, sub, ZERO } from '../points/index.ts';
+import type { LedgerRepo } from '../billing/index.ts';
+import type { Points } from '../points/index.ts';
 import { move } from '../accounts/index.ts';
 import type { AccountsRepo } from '../accounts/index.ts';
 import type { Store } from '../store/index.ts';

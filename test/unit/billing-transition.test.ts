@@ -1,8 +1,9 @@
 import Big from 'big.js';
 import { describe, expect, it } from 'vitest';
 import { createAccount, move } from '../../src/accounts/index.ts';
-import { applyMovement, chargeFor } from '../../src/billing/index.ts';
-import type { PriceRule } from '../../src/billing/index.ts';
+import { applyMovement } from '../../src/billing/index.ts';
+import { chargeFor } from '../../src/points/index.ts';
+import type { PriceRule } from '../../src/points/index.ts';
 import { repositories } from '../../src/db.ts';
 import { createRandom } from '../../src/random/index.ts';
 import { checkStore, openStore } from '../../src/store/index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { add, freezeAmount, mul, sub, toPoints } from '../../src/billing/index.ts';
-import type { PriceRule } from '../../src/billing/index.ts';
+import { add, freezeAmount, mul, sub, toPoints } from '../../src/points/index.ts';
+import type { PriceRule } from '../../src/points/index.ts';
 
 describe('points', () => {
   it('adds decimals exactly where floats would not', () => {

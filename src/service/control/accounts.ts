@@ -1,5 +1,5 @@
 import { createAccount, findAccount } from '../../accounts/index.ts';
-import { toPoints } from '../../billing/index.ts';
+import { toPoints } from '../../points/index.ts';
 import { ApiError } from '../../errors/index.ts';
 import { webhookAddressProblemResolved } from '../../webhooks/index.ts';
 import type { ControlDeps } from './deps.ts';

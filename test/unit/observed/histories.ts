@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { PriceRule } from '../../../src/billing/index.ts';
+import type { PriceRule } from '../../../src/points/index.ts';
 import type {
   CallbackObservation,
   CheckContext,

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { PriceRule } from '../../../src/billing/index.ts';
+import type { PriceRule } from '../../../src/points/index.ts';
 import { checkHistory } from '../../../src/observed/index.ts';
 import type { History } from '../../../src/observed/index.ts';
 import { checksOf, CONTEXT, read, requestIdsOf, task } from './histories.ts';
