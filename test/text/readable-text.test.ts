@@ -1,32 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
+import { startAnswersWorld } from '../support/answers-world.ts';
 
 // The answer of a text call reads as English sentences, still one token a word and still the same for the same
 // request and seed; driven by the official SDKs.
-
-const ADMIN_TOKEN = 'x';
 
 let emulator: Emulator;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeEach(async () => {
-  emulator = await createEmulator({ clock: 'manual', adminToken: ADMIN_TOKEN, log: () => undefined });
-  const base = await emulator.listen(0);
-  const admin = async <T>(path: string, body: object): Promise<T> => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(201);
-    return (await res.json()) as T;
-  };
-  const account = await admin<{ id: string }>('/_emulator/accounts', { points: '10000.000' });
-  const { key } = await admin<{ key: string }>(`/_emulator/accounts/${account.id}/keys`, {});
+  let base: string;
+  let key: string;
+  ({ emulator, base, key } = await startAnswersWorld({}, '10000.000'));
   openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: base, apiKey: key, maxRetries: 0 });
 });
