@@ -5,6 +5,7 @@ import { repositories } from './db.ts';
 import { createApp } from './app.ts';
 import { createClock } from './clock/index.ts';
 import { createContract } from './contract/index.ts';
+import { START_DEFAULTS } from './defaults/index.ts';
 import { keepRecordsFor30Days } from './calls/index.ts';
 import { createBlobStore, createFileKeeper } from './files/index.ts';
 import { refusals } from './http/index.ts';
@@ -30,9 +31,6 @@ import type { Emulator, EmulatorOptions } from './emulator-types.ts';
 import { journalToImport, readFaultFileOrStop, readStateDocument } from './start-files.ts';
 
 export type { Emulator, EmulatorInternals, EmulatorOptions } from './emulator-types.ts';
-
-/** A text call's body at most by default: a message with a few photos in base64 (the reference sets no limit). */
-const TEXT_BODY_LIMIT = 20 * 1024 * 1024;
 
 /**
  * Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. A damaged
@@ -95,7 +93,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   }
   const storedClock = store.meta.get<number>('clock_ms');
   const clock = createClock({
-    mode: options.clock ?? 'real',
+    mode: options.clock ?? START_DEFAULTS.clock,
     onJobError: (err) => log(`a scheduled job failed: ${String((err as Error)?.stack ?? err)}`),
     // A job the full disk refused rolled back whole: it runs again a second later, until there is room.
     retryAfterMs: (err) => (diskFull(err) ? 1000 : null),
@@ -127,12 +125,12 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     adminToken,
     allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
     bodyLimit: options.bodyLimit ?? '1mb',
-    textBodyLimit: options.textBodyLimit ?? TEXT_BODY_LIMIT,
+    textBodyLimit: options.textBodyLimit ?? START_DEFAULTS.maxTextBodyBytes,
     version: VERSION,
     get publicUrl(): string {
-      return options.publicUrl ?? listeningAt ?? 'http://127.0.0.1:4010';
+      return options.publicUrl ?? listeningAt ?? `http://${START_DEFAULTS.host}:${START_DEFAULTS.port}`;
     },
-    fileRetentionMs: (options.fileRetentionSeconds ?? 7 * 24 * 3600) * 1000,
+    fileRetentionMs: (options.fileRetentionSeconds ?? START_DEFAULTS.fileRetentionHours * 3600) * 1000,
     recordContent: options.recordContent ?? false,
     allowedHosts: options.allowedHosts ?? [],
   });
@@ -162,7 +160,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     random,
     send: options.send ?? createSender(config.allowInsecureWebhooks),
     pool: createSendPool(options.webhookConcurrency),
-    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    timeoutMs: options.webhookTimeoutMs ?? START_DEFAULTS.webhookTimeoutMs,
     virtualTimestamps: options.webhookTimestamps === 'virtual',
     logger: options.logger ?? null,
     onError: (err) => log(`a callback attempt could not be recorded: ${String((err as Error)?.stack ?? err)}`),
@@ -277,7 +275,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
       stop: async () => {
         pacing.hurry();
         if (!closeServer) return;
-        const graceMs = options.shutdownGraceMs ?? 10_000;
+        const graceMs = options.shutdownGraceMs ?? START_DEFAULTS.shutdownGraceMs;
         const cut = await closeServer(graceMs);
         if (cut > 0) warn(`closing: ${cut} request(s) still unfinished after the ${graceMs} ms grace period were cut`);
         // A handler that saw its connection cut records that on its next turn; let it, before the last write.
@@ -317,7 +315,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
   const resolveHost = options.resolveHost ?? resolveWithDns;
   const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, contract, webhooks, resolveHost, state, faults, config, status, clientLog });
   const textModels = loadTextModels();
-  const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, warn, textAnswers: options.textAnswers ?? 'generate', config });
+  const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, warn, textAnswers: options.textAnswers ?? START_DEFAULTS.textAnswers, config });
   const app = createApp({
     control,
     api,
@@ -344,7 +342,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     internals: { store, db, engine, contract },
     verdict: (filter) => control.verdict.judge(filter),
     server: null,
-    listen(port = 4010, host = '127.0.0.1') {
+    listen(port: number = START_DEFAULTS.port, host: string = START_DEFAULTS.host) {
       // Requests the server itself refuses (too large, too slow, not HTTP) are answered and recorded as the app's are.
       const refuse = refusals({ random, clock, db, logger: options.logger ?? null });
       const server = createLimitedServer(app, limits, { warn, refuse });

@@ -2,11 +2,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { parseYaml } from '../contract/index.ts';
-import { DEFAULT_DB } from '../defaults/index.ts';
+import { DEFAULT_DB, START_DEFAULTS } from '../defaults/index.ts';
 import type { EmulatorOptions } from '../emulator.ts';
 import { budgetText, connectionBudget, openFileLimit, resolveLimits } from '../server/index.ts';
 import type { ConnectionBudget, ServerLimits } from '../server/index.ts';
-import { DEFAULT_SEND_CONCURRENCY } from '../webhooks/index.ts';
 
 export interface StartOptions extends EmulatorOptions {
   host: string;
@@ -26,66 +25,78 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
  */
 type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'count' | 'whole' | 'path' | 'file' | 'hosts' | { oneOf: readonly string[] };
 
-interface Flag {
+export interface Flag {
   name: string;
   kind: Kind;
   /** Shown in --help after the flag. */
   value?: string;
   help: string;
-  default?: string;
+  /**
+   * The value when none is given, as `check` would return it: the help states it and parseStartOptions resolves
+   * it, so the two cannot disagree. From START_DEFAULTS when the emulator applies it in-process too.
+   */
+  default?: string | number;
+  /** How the help states the default, when the value alone does not say it all (derived from the value). */
+  shown?: (value: string | number) => string;
+  /** What not giving an option without a default value means, as the help states it. */
+  unset?: string;
 }
 
-/**
- * Every start option, once: its flag, its environment variable (SVC_EMULATOR_ + the name in capitals), its
- * config-file key (the flag's name), its check and its help line. Flags beat the environment, which beats the
- * config file, which beats the defaults.
- */
 /** Where `start` kept its store (DEFAULT_DB) before it moved to SQLite: imported once, on the first start after the move. */
 const JOURNAL_DEFAULT_DB = './.svc-emulator/db.json';
 
-const FLAGS: Flag[] = [
+/** The default connection cap of this process, as the help states it (with the default callback concurrency). */
+const HELP_BUDGET = connectionBudget(openFileLimit(), START_DEFAULTS.webhookConcurrency);
+
+/** Short, for the table's rows. */
+const D = START_DEFAULTS;
+
+/**
+ * Every start option, once: its flag, its environment variable (SVC_EMULATOR_ + the name in capitals), its
+ * config-file key (the flag's name), its check, its default and its help line. Flags beat the environment, which
+ * beats the config file, which beats the defaults.
+ */
+export const FLAGS: readonly Flag[] = [
   { name: 'config', kind: 'string', value: 'FILE', help: 'a JSON or YAML file of these options (keys as the flags)' },
-  { name: 'host', kind: 'string', value: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
-  { name: 'allowed-hosts', kind: 'hosts', value: 'A,B', help: "names a request's Host may give besides localhost, 127.0.0.1, [::1] and the listening address (others: 421; * any); needed with --host 0.0.0.0 or ::", default: 'none' },
-  { name: 'port', kind: 'port', value: 'PORT', help: 'port (0 picks a free one)', default: '4010' },
+  { name: 'host', kind: 'string', value: 'HOST', help: 'address to listen on', default: D.host },
+  { name: 'allowed-hosts', kind: 'hosts', value: 'A,B', help: "names a request's Host may give besides localhost, 127.0.0.1, [::1] and the listening address (others: 421; * any); needed with --host 0.0.0.0 or ::", unset: 'none' },
+  { name: 'port', kind: 'port', value: 'PORT', help: 'port (0 picks a free one)', default: D.port },
   { name: 'db', kind: 'string', value: 'PATH', help: 'store file (SQLite; one emulator at a time)', default: DEFAULT_DB },
   { name: 'memory', kind: 'boolean', help: 'keep the store in memory only' },
   { name: 'store-sync', kind: 'boolean', help: 'wait for the disk on every commit (survives power loss, slower)' },
   { name: 'import', kind: 'file', value: 'FILE', help: 'start from a state document (replaces what the store holds)' },
   { name: 'export-on-exit', kind: 'string', value: 'FILE', help: 'write the state document to FILE when the emulator stops' },
-  { name: 'clock', kind: { oneOf: ['real', 'manual'] }, value: 'real|manual', help: 'real follows wall time; manual stands still until advanced', default: 'real' },
-  { name: 'speed', kind: 'positive', value: 'N', help: 'real clock only: run N times faster', default: '1' },
-  { name: 'admin-token', kind: 'string', value: 'T', help: 'control API token', default: 'random, printed' },
+  { name: 'clock', kind: { oneOf: ['real', 'manual'] }, value: 'real|manual', help: 'real follows wall time; manual stands still until advanced', default: D.clock },
+  { name: 'speed', kind: 'positive', value: 'N', help: 'real clock only: run N times faster', default: D.speed },
+  { name: 'admin-token', kind: 'string', value: 'T', help: 'control API token', unset: 'random, printed' },
   { name: 'allow-insecure-webhooks', kind: 'boolean', help: 'accept http and internal callback addresses (local development, tests)' },
   { name: 'seed', kind: 'string', value: 'S', help: 'repeatable ids and generated data' },
-  { name: 'scenarios', kind: 'path', value: 'DIR|FILE', help: "scenario files added to the package's (a name in use replaces that scenario)", default: 'none' },
-  { name: 'faults', kind: 'file', value: 'FILE', help: 'fault rules in force from the start until removed or reset (YAML or JSON: the body of POST /_emulator/faults)', default: 'none' },
-  { name: 'public-url', kind: 'string', value: 'URL', help: 'address result files are served under', default: 'the listening address' },
-  { name: 'file-retention-hours', kind: 'positive', value: 'N', help: 'how long uploaded and result files live', default: '168' },
-  { name: 'delivery-retention-hours', kind: 'positive', value: 'N', help: 'how long finished callback messages stay listed and resendable', default: '720' },
-  { name: 'webhook-timestamps', kind: { oneOf: ['real', 'virtual'] }, value: 'real|virtual', help: 'webhook-timestamp from the wall clock or the virtual clock', default: 'real' },
-  { name: 'webhook-timeout-ms', kind: 'count', value: 'N', help: 'real time a callback receiver has to answer', default: '10000' },
-  { name: 'webhook-concurrency', kind: 'count', value: 'N', help: 'callback sends in flight at once, at most (the rest wait their turn)', default: '256' },
-  { name: 'max-header-bytes', kind: 'count', value: 'N', help: 'request line and headers at most (431 over it)', default: '16384' },
-  { name: 'max-text-body-bytes', kind: 'count', value: 'N', help: 'a text call\'s JSON body at most, images included (413 over it)', default: '20971520 (20 MB)' },
-  { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after, or closed unanswered if nothing came; 0 none)', default: '60000, at most the request timeout' },
-  { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: '600000' },
-  { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: '5000' },
-  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most; at the cap the longest-idle one is closed for a new one, which is refused only while all are busy (with a warning)' },
-  { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: '10000' },
-  { name: 'text-answers', kind: { oneOf: ['generate', 'strict'] }, value: 'generate|strict', help: 'a text call no scenario answers: a generated answer, or strict: 422 no_matching_answer', default: 'generate' },
+  { name: 'scenarios', kind: 'path', value: 'DIR|FILE', help: "scenario files added to the package's (a name in use replaces that scenario)", unset: 'none' },
+  { name: 'faults', kind: 'file', value: 'FILE', help: 'fault rules in force from the start until removed or reset (YAML or JSON: the body of POST /_emulator/faults)', unset: 'none' },
+  { name: 'public-url', kind: 'string', value: 'URL', help: 'address result files are served under', unset: 'the listening address' },
+  { name: 'file-retention-hours', kind: 'positive', value: 'N', help: 'how long uploaded and result files live', default: D.fileRetentionHours },
+  { name: 'delivery-retention-hours', kind: 'positive', value: 'N', help: 'how long finished callback messages stay listed and resendable', default: D.deliveryRetentionHours },
+  { name: 'webhook-timestamps', kind: { oneOf: ['real', 'virtual'] }, value: 'real|virtual', help: 'webhook-timestamp from the wall clock or the virtual clock', default: D.webhookTimestamps },
+  { name: 'webhook-timeout-ms', kind: 'count', value: 'N', help: 'real time a callback receiver has to answer', default: D.webhookTimeoutMs },
+  { name: 'webhook-concurrency', kind: 'count', value: 'N', help: 'callback sends in flight at once, at most (the rest wait their turn)', default: D.webhookConcurrency },
+  { name: 'max-header-bytes', kind: 'count', value: 'N', help: 'request line and headers at most (431 over it)', default: D.maxHeaderBytes },
+  { name: 'max-text-body-bytes', kind: 'count', value: 'N', help: 'a text call\'s JSON body at most, images included (413 over it)', default: D.maxTextBodyBytes, shown: (bytes) => `${bytes} (${Number(bytes) / 1024 / 1024} MB)` },
+  { name: 'headers-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send the headers (408 after, or closed unanswered if nothing came; 0 none)', default: D.headersTimeoutMs, shown: (ms) => `${ms}, at most the request timeout` },
+  { name: 'request-timeout-ms', kind: 'whole', value: 'N', help: 'real time to send a whole request (408 after; 0 none); answers are not limited', default: D.requestTimeoutMs },
+  { name: 'keep-alive-timeout-ms', kind: 'whole', value: 'N', help: 'real time an idle kept-alive connection stays open (0 no limit)', default: D.keepAliveTimeoutMs },
+  { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most; at the cap the longest-idle one is closed for a new one, which is refused only while all are busy (with a warning)', unset: `${HELP_BUDGET.cap} here: ${budgetText(HELP_BUDGET)}` },
+  { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: D.shutdownGraceMs },
+  { name: 'text-answers', kind: { oneOf: ['generate', 'strict'] }, value: 'generate|strict', help: 'a text call no scenario answers: a generated answer, or strict: 422 no_matching_answer', default: D.textAnswers },
   { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
-  { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: 'info' },
-  { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: 'pretty' },
+  { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: D.logLevel },
+  { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: D.logFormat },
 ];
 
 const envName = (flag: string): string => `SVC_EMULATOR_${flag.replaceAll('-', '_').toUpperCase()}`;
 
-/** The default connection cap of this process, as the help states it (with the default callback concurrency). */
-const HELP_BUDGET = connectionBudget(openFileLimit(), DEFAULT_SEND_CONCURRENCY);
-
+/** The default as the help states it. */
 const defaultOf = (flag: Flag): string | undefined =>
-  flag.name === 'max-connections' ? `${HELP_BUDGET.cap} here: ${budgetText(HELP_BUDGET)}` : flag.default;
+  flag.default === undefined ? flag.unset : flag.shown ? flag.shown(flag.default) : String(flag.default);
 
 export const START_HELP = `Usage: svc-emulator start [options]
 
@@ -138,30 +149,31 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv): Start
     const value = typeof fromFile === 'boolean' ? fromFile : typeof fromFile === 'object' ? JSON.stringify(fromFile) : String(fromFile);
     return { value, where: `${name} in ${config}`, got: `, got ${typeof value === 'string' ? shown(value) : value}` };
   };
+  /** The value given, checked; else the table's default, if the option has one. */
   const get = (name: string): string | boolean | number | undefined => {
     const flag = FLAGS.find((f) => f.name === name);
+    if (!flag) return undefined;
     const value = given(name);
-    if (!flag || value === undefined) return undefined;
-    return check(flag, value);
+    return value === undefined ? flag.default : check(flag, value);
   };
   if (values['memory'] && values['db'] !== undefined) throw new UsageError(`svc-emulator start: --db ${shown(String(values['db']))} and --memory exclude each other`);
-  const port = (get('port') as number | undefined) ?? 4010;
-  const db = get('memory') ? undefined : ((get('db') as string | undefined) ?? DEFAULT_DB);
+  const port = get('port') as number;
+  const db = get('memory') ? undefined : (get('db') as string);
   const optional = <T>(name: string, key: keyof StartOptions, map: (v: never) => T = (v) => v as T): Partial<StartOptions> => {
     const value = get(name);
     return value === undefined ? {} : { [key]: map(value as never) };
   };
   const { limits, connections } = limitsOf(get, given);
-  const host = (get('host') as string | undefined) ?? '127.0.0.1';
+  const host = get('host') as string;
   return {
     host,
     allowedHosts: allowedHostsOf(host, get('allowed-hosts') as string | undefined, given),
     port,
-    clock: ((get('clock') as string | undefined) ?? 'real') as 'real' | 'manual',
+    clock: get('clock') as 'real' | 'manual',
     allowInsecureWebhooks: (get('allow-insecure-webhooks') as boolean | undefined) ?? false,
     recordContent: (get('record-content') as boolean | undefined) ?? false,
-    logLevel: ((get('log-level') as string | undefined) ?? 'info') as LogLevel,
-    logFormat: ((get('log-format') as string | undefined) ?? 'pretty') as 'pretty' | 'json',
+    logLevel: get('log-level') as LogLevel,
+    logFormat: get('log-format') as 'pretty' | 'json',
     ...(db !== undefined ? { db } : {}),
     ...(db === DEFAULT_DB ? { journalStore: JOURNAL_DEFAULT_DB } : {}),
     ...optional('import', 'importState'),
@@ -207,17 +219,18 @@ function allowedHostsOf(host: string, allowed: string | undefined, given: (name:
 }
 
 /**
- * The server limits given, and the connection cap in force: the one given, else one below the open-file limit
- * (see `connectionBudget`). The headers are part of the request, so their timeouts must agree.
+ * The server limits given (the emulator fills in the rest with resolveLimits, from the same defaults), and the
+ * connection cap in force: the one given, else one below the open-file limit (see `connectionBudget`). The headers
+ * are part of the request, so their timeouts must agree.
  */
 function limitsOf(
   get: (name: string) => unknown,
   given: (name: string) => Given | undefined,
 ): { limits: Partial<ServerLimits>; connections: StartOptions['connections'] } {
   const limits: Partial<ServerLimits> = {};
+  // Only those given: the headers timeout's default depends on the request timeout (resolveLimits applies it).
   const set = (name: string, key: keyof ServerLimits): void => {
-    const value = get(name);
-    if (value !== undefined) limits[key] = value as number;
+    if (given(name) !== undefined) limits[key] = get(name) as number;
   };
   set('max-header-bytes', 'maxHeaderBytes');
   set('headers-timeout-ms', 'headersTimeoutMs');
@@ -230,7 +243,7 @@ function limitsOf(
     const named = ['headers-timeout-ms', 'request-timeout-ms'].flatMap((name) => given(name)?.where ?? []);
     throw new UsageError(`svc-emulator start: ${named.join(' and ')}: ${(err as Error).message}`);
   }
-  const budget = connectionBudget(openFileLimit(), (get('webhook-concurrency') as number | undefined) ?? DEFAULT_SEND_CONCURRENCY);
+  const budget = connectionBudget(openFileLimit(), get('webhook-concurrency') as number);
   const cap = given('max-connections');
   const warnings: string[] = [];
   if (cap && budget.openFiles !== null && (limits.maxConnections ?? 0) > budget.cap) {

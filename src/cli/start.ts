@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import { leaveWithLauncher } from './launcher.ts';
 import { machineNow } from '../clock/index.ts';
+import { START_DEFAULTS } from '../defaults/index.ts';
 import { createEmulator } from '../emulator.ts';
 import type { Emulator } from '../emulator.ts';
 import { createLogger } from '../log/index.ts';
@@ -22,7 +23,7 @@ export async function start(options: StartOptions): Promise<void> {
   let wallNow = machineNow;
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
   // From the start: a signal while the emulator is still being built would otherwise kill the process.
-  const closeOnSignal = onSignals(options.shutdownGraceMs ?? 10_000);
+  const closeOnSignal = onSignals(options.shutdownGraceMs ?? START_DEFAULTS.shutdownGraceMs);
   for (const warning of options.connections.warnings) logger.warn(warning);
   const emulator = await createEmulator({ ...options, logger });
   wallNow = () => emulator.clock.wallNow();

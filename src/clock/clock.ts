@@ -1,5 +1,6 @@
 import { createDueQueue } from './queue.ts';
 import { createInFlight } from './in-flight.ts';
+import { START_DEFAULTS } from '../defaults/index.ts';
 
 /**
  * The only source of time in the emulator. Domain code asks a Clock for `now()` and schedules work with `at()`;
@@ -84,7 +85,7 @@ export interface ClockOptions {
 
 export function createClock(options: ClockOptions): Clock {
   const manual = options.mode === 'manual';
-  let speed = manual ? 1 : (options.speed ?? 1);
+  let speed = manual ? 1 : (options.speed ?? START_DEFAULTS.speed);
   let wallStart = Date.now();
   let virtualStart = Math.max(options.startMs ?? wallStart, options.notBeforeMs ?? -Infinity);
   // Real mode: virtual time = start + elapsed wall time × speed + what jumps added. Manual mode: `manualNow`.

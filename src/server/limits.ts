@@ -5,6 +5,7 @@ import type { ClientRefusal, RefusalAnswer } from './client-errors.ts';
 import { capConnections } from './connection-cap.ts';
 import { openFileLimit } from './connections.ts';
 import { closeSlowHeaders } from './headers-deadline.ts';
+import { START_DEFAULTS } from '../defaults/index.ts';
 
 /**
  * Limits of the HTTP server itself, enforced by node before a request reaches the app. The reference names none,
@@ -36,10 +37,10 @@ export interface ServerLimits {
 
 /** Node's own header size and keep-alive; ten minutes to send a request (a 50 MB upload at 85 KB/s). */
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
-  maxHeaderBytes: 16 * 1024,
-  headersTimeoutMs: 60_000,
-  requestTimeoutMs: 600_000,
-  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: START_DEFAULTS.maxHeaderBytes,
+  headersTimeoutMs: START_DEFAULTS.headersTimeoutMs,
+  requestTimeoutMs: START_DEFAULTS.requestTimeoutMs,
+  keepAliveTimeoutMs: START_DEFAULTS.keepAliveTimeoutMs,
   maxConnections: null,
 };
 

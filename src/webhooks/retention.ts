@@ -2,9 +2,10 @@ import type { Clock } from '../clock/index.ts';
 import type { Store } from '../store/index.ts';
 import type { DeliveriesRepo } from './records.ts';
 import { sweepInBatches } from '../store/index.ts';
+import { START_DEFAULTS } from '../defaults/index.ts';
 
 /** Emulator-defined: the reference does not say how long deliveries stay listed and resendable. */
-export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
+export const DEFAULT_DELIVERY_RETENTION_MS = START_DEFAULTS.deliveryRetentionHours * 3600 * 1000;
 
 /**
  * Drops deliveries that are done (delivered, or failed after the last retry) once they are older than

@@ -1,3 +1,5 @@
+import { START_DEFAULTS } from '../defaults/index.ts';
+
 /**
  * At most `limit` callback sends at once, so a flood of callbacks (a thousand tasks ending in one advance) cannot
  * exhaust sockets. A send that waits for a slot waits in its own promise: the clock never waits with it.
@@ -11,7 +13,7 @@ export interface SendPool {
   readonly waiting: number;
 }
 
-export const DEFAULT_SEND_CONCURRENCY = 256;
+export const DEFAULT_SEND_CONCURRENCY: number = START_DEFAULTS.webhookConcurrency;
 
 export class PoolClosed extends Error {
   constructor() {
