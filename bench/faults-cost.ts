@@ -10,12 +10,10 @@
  * machine the wall-time rate of one server scatters by tens of percent from round to round). The verdict is
  * the median over rounds of (a)'s answers per CPU second over (b)'s in the same round.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
-import { CONNECTIONS } from './load.ts';
+import { ratioOf, rotatingRounds, variantFigures } from './rounds.ts';
+import type { Measured, Ratio, Round, VariantFigures } from './rounds.ts';
 import { ADMIN, benchKey, emulatorCommand, json, startServer, stopServer } from './servers.ts';
-import type { Server } from './servers.ts';
 
 export const ROUNDS = Number(process.env['BENCH_FAULT_ROUNDS'] ?? 20);
 export const REQUESTS = Number(process.env['BENCH_FAULT_REQUESTS'] ?? 2_500);
@@ -26,27 +24,6 @@ const WARMUP_REQUESTS = 3_000;
 const SUBMIT = JSON.stringify({ model: 'social-notes-data', input: { mode: 'note', note: 'https://notes.example.com/n/1', agree: true } });
 /** Asked on every request (method and path match), never taken: no key is this one. */
 const NEVER_MATCHES = { rules: [{ match: { method: 'GET', path: '/v1/tasks*', key: 'sk-bench-no-such-key' }, fault: { kind: 'error', code: 'service_unavailable' } }] };
-
-/** One round of one variant: answers per second of wall time, and per second of the server's own CPU time. */
-export interface Round {
-  rps: number;
-  cpuRps: number;
-}
-
-export interface VariantFigures {
-  label: string;
-  rounds: Round[];
-  /** Medians over the rounds. */
-  rps: number;
-  cpuRps: number;
-}
-
-/** Median, first and third quartile over the rounds of one variant's figure divided by the same round's without the feature. */
-export interface Ratio {
-  median: number;
-  q1: number;
-  q3: number;
-}
 
 export interface FaultCostFigures {
   /** The machine's 1-minute load average when the section began and ended: other work moves every figure. */
@@ -73,64 +50,7 @@ const VARIANTS: Variant[] = [
   { label: 'as shipped, one rule that never matches', rules: NEVER_MATCHES },
 ];
 
-/** The value at `q` (0 to 1) of `values`, linearly between neighbours. */
-export const quantile = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = sorted[Math.floor(at)] ?? NaN;
-  const high = sorted[Math.ceil(at)] ?? NaN;
-  return low + (high - low) * (at - Math.floor(at));
-};
-export const median = (values: number[]): number => quantile(values, 0.5);
-
-interface Target {
-  server: Server;
-  url: string;
-  headers: Record<string, string>;
-}
-
-/**
- * The server's CPU time so far (user and system, every thread), in seconds, from /proc: what one request costs
- * the server moves less than the answers per wall second when other work shares the machine. NaN where there
- * is no /proc.
- */
-export function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, the 14th and 15th fields of the line (the 12th and 13th after the command's name).
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
-const CLOCK_TICKS = 100;
-
-/**
- * `amount` requests: 2xx answers per second of wall time, timed from the start of the run to its last answer
- * (autocannon notices that the amount is reached only on its once-a-second sample, so its own duration is in
- * whole seconds, far too coarse for a run of a few seconds), and per second of the server's CPU time. Any other
- * answer fails the bench.
- */
-function rate(t: Target, amount: number): Promise<Round> {
-  return new Promise((resolve, reject) => {
-    const cpuBefore = cpuSeconds(t.server.child.pid);
-    const started = performance.now();
-    let last = started;
-    const run = autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, amount }, (err: unknown, result) => {
-      if (err) return reject(err instanceof Error ? err : new Error(String(err)));
-      const failed = result.errors + result.non2xx;
-      if (failed > 0) return reject(new Error(`GET ${t.url}: ${failed} failed requests of ${result.requests.total}`));
-      const ok = result['2xx'];
-      resolve({ rps: ok / ((last - started) / 1000), cpuRps: ok / (cpuSeconds(t.server.child.pid) - cpuBefore) });
-    });
-    run.on('response', () => {
-      last = performance.now();
-    });
-  });
-}
-
-async function prepare(variant: Variant): Promise<Target> {
+async function prepare(variant: Variant): Promise<Measured> {
   const server = await startServer(emulatorCommand(['--memory']), '/_emulator/health', variant.env ? { env: variant.env } : {});
   const key = await benchKey(server.base);
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -144,26 +64,12 @@ async function prepare(variant: Variant): Promise<Target> {
 
 export async function faultCost(): Promise<FaultCostFigures> {
   const before = loadavg()[0] ?? NaN;
-  const targets: Target[] = [];
+  const targets: Measured[] = [];
   try {
     for (const variant of VARIANTS) targets.push(await prepare(variant));
-    for (const t of targets) await rate(t, WARMUP_REQUESTS);
-    const rounds: Round[][] = VARIANTS.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < targets.length; i++) {
-        const which = (round + i) % targets.length;
-        const t = targets[which];
-        if (t) rounds[which]?.push(await rate(t, REQUESTS));
-      }
-    }
-    const variant = (i: number): VariantFigures => {
-      const own = rounds[i] ?? [];
-      return { label: VARIANTS[i]?.label ?? '', rounds: own, rps: median(own.map((r) => r.rps)), cpuRps: median(own.map((r) => r.cpuRps)) };
-    };
-    const ratio = (i: number, figure: keyof Round): Ratio => {
-      const ratios = (rounds[i] ?? []).map((r, round) => r[figure] / (rounds[1]?.[round]?.[figure] ?? NaN));
-      return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
-    };
+    const rounds = await rotatingRounds(targets, ROUNDS, REQUESTS, WARMUP_REQUESTS);
+    const variant = (i: number): VariantFigures => variantFigures(VARIANTS[i]?.label ?? '', rounds[i] ?? []);
+    const ratio = (i: number, figure: keyof Round): Ratio => ratioOf(rounds[i] ?? [], rounds[1] ?? [], figure);
     return {
       loadAverage: { before, after: loadavg()[0] ?? NaN },
       rounds: ROUNDS,

@@ -14,12 +14,9 @@
  * none, judged on the median over rounds of (b)'s calls per second over (a)'s in the same round.
  */
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
-import { cpuSeconds, median, quantile } from './faults-cost.ts';
-import type { Ratio, Round } from './faults-cost.ts';
-import { CONNECTIONS } from './load.ts';
+import { ratioOf, rotatingRounds, variantFigures } from './rounds.ts';
+import type { Measured, Ratio, VariantFigures } from './rounds.ts';
 import { ADMIN, benchKey, emulatorCommand, json, startServer, stopServer } from './servers.ts';
-import type { Server } from './servers.ts';
 
 export const MATCH_ROUNDS = Number(process.env['BENCH_MATCH_ROUNDS'] ?? 10);
 export const MATCH_REQUESTS = Number(process.env['BENCH_MATCH_REQUESTS'] ?? 2_000);
@@ -58,67 +55,34 @@ function rule(i: number): Record<string, unknown> {
   return { name: `bench-rule-${i}`, outcome: 'succeeded', match: kinds[i % kinds.length], text: { text: `rule ${i} answered` } };
 }
 
-export interface MatchVariant {
-  label: string;
-  rounds: Round[];
-  /** Medians over the rounds. */
-  rps: number;
-  cpuRps: number;
-}
-
 export interface TextMatchingFigures {
   loadAverage: { before: number; after: number };
   rounds: number;
   requests: number;
   rules: number;
-  none: MatchVariant;
-  loaded: MatchVariant;
+  none: VariantFigures;
+  loaded: VariantFigures;
   /** (b) / (a), round by round. */
   ratio: { rps: Ratio; cpuRps: Ratio };
 }
 
-interface Target {
-  server: Server;
-  key: string;
-}
-
 const headersOf = (key: string): Record<string, string> => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
 
-/** `amount` calls: 2xx answers per second of wall time (start to last answer) and per second of the server's CPU time. */
-function rate(t: Target, amount: number): Promise<Round> {
-  return new Promise((resolve, reject) => {
-    const cpuBefore = cpuSeconds(t.server.child.pid);
-    const started = performance.now();
-    let last = started;
-    const url = `${t.server.base}/v1/chat/completions`;
-    const run = autocannon({ url, method: 'POST', headers: headersOf(t.key), body: CALL, connections: CONNECTIONS, amount }, (err: unknown, result) => {
-      if (err) return reject(err instanceof Error ? err : new Error(String(err)));
-      const failed = result.errors + result.non2xx;
-      if (failed > 0) return reject(new Error(`POST ${url}: ${failed} failed requests of ${result.requests.total}`));
-      const ok = result['2xx'];
-      resolve({ rps: ok / ((last - started) / 1000), cpuRps: ok / (cpuSeconds(t.server.child.pid) - cpuBefore) });
-    });
-    run.on('response', () => {
-      last = performance.now();
-    });
-  });
-}
-
 /** The answer the call gets: it must be the generated one, never a rule's. */
-async function answerOf(t: Target): Promise<string> {
-  const body = await json(`${t.server.base}/v1/chat/completions`, { method: 'POST', headers: headersOf(t.key), body: CALL });
+async function answerOf(t: Measured): Promise<string> {
+  const body = await json(t.url, { method: 'POST', headers: t.headers, body: CALL });
   const [choice] = body['choices'] as { message: { content: string } }[];
   return choice?.message.content ?? '';
 }
 
-async function prepare(rules: number): Promise<Target> {
+async function prepare(rules: number): Promise<Measured> {
   const server = await startServer(emulatorCommand(['--memory']), '/_emulator/health');
   const key = await benchKey(server.base);
   if (rules > 0) {
     const scenarios = Array.from({ length: rules }, (_, i) => rule(i));
     await json(`${server.base}/_emulator/scenarios`, { method: 'POST', headers: headersOf(ADMIN), body: JSON.stringify({ scenarios }) });
   }
-  const target = { server, key };
+  const target: Measured = { server, url: `${server.base}/v1/chat/completions`, method: 'POST', headers: headersOf(key), body: CALL };
   const answer = await answerOf(target);
   if (/^rule \d+ answered$/.test(answer)) throw new Error(`text-matching: a bench rule fitted the call (${answer})`);
   return target;
@@ -126,26 +90,12 @@ async function prepare(rules: number): Promise<Target> {
 
 export async function textMatching(): Promise<TextMatchingFigures> {
   const before = loadavg()[0] ?? NaN;
-  const targets: Target[] = [];
+  const targets: Measured[] = [];
   try {
     targets.push(await prepare(0), await prepare(RULES));
-    for (const t of targets) await rate(t, WARMUP_REQUESTS);
-    const rounds: Round[][] = [[], []];
-    for (let round = 0; round < MATCH_ROUNDS; round++) {
-      for (let i = 0; i < targets.length; i++) {
-        const which = (round + i) % targets.length;
-        const t = targets[which];
-        if (t) rounds[which]?.push(await rate(t, MATCH_REQUESTS));
-      }
-    }
-    const variant = (i: number, label: string): MatchVariant => {
-      const own = rounds[i] ?? [];
-      return { label, rounds: own, rps: median(own.map((r) => r.rps)), cpuRps: median(own.map((r) => r.cpuRps)) };
-    };
-    const ratio = (figure: keyof Round): Ratio => {
-      const ratios = (rounds[1] ?? []).map((r, round) => r[figure] / (rounds[0]?.[round]?.[figure] ?? NaN));
-      return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
-    };
+    const rounds = await rotatingRounds(targets, MATCH_ROUNDS, MATCH_REQUESTS, WARMUP_REQUESTS);
+    const variant = (i: number, label: string): VariantFigures => variantFigures(label, rounds[i] ?? []);
+    const ratio = (figure: 'rps' | 'cpuRps'): Ratio => ratioOf(rounds[1] ?? [], rounds[0] ?? [], figure);
     return {
       loadAverage: { before, after: loadavg()[0] ?? NaN },
       rounds: MATCH_ROUNDS,
