@@ -5,6 +5,8 @@ import {
   adminCallsRoutes,
   adminFaultsRoutes,
   adminVerdictRoutes,
+  adminSessionsRoutes,
+  unknownSession,
   adminHealthRoutes,
   adminKeysRoutes,
   adminRoutes,
@@ -107,7 +109,8 @@ export function createApp(deps: AppDeps): Express {
   // OPTIONS goes past it to the token check, as every other method the health path does not take.
   admin.use(exceptOptions(adminHealthRoutes(deps)));
   // The token comes before reading the body: a request without it is refused (401) whatever it sent.
-  admin.use(adminAuth(deps.config.adminToken));
+  admin.use(adminAuth(deps.config.adminTokens));
+  admin.use(unknownSession);
   admin.use(jsonBody(deps.config.bodyLimit));
   admin.use(optionsTo(noRoute));
   const adminDeps = { contract: deps.contract, control: deps.control };
@@ -118,6 +121,7 @@ export function createApp(deps: AppDeps): Express {
   admin.use(adminCallsRoutes(adminDeps));
   admin.use(adminFaultsRoutes(adminDeps));
   admin.use(adminVerdictRoutes(adminDeps));
+  admin.use(adminSessionsRoutes(deps.sessions));
   admin.use(noRoute);
   app.use('/_emulator', admin);
 

@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { HelpRequested, parseCommandArgs, suggestion, UsageError } from './args.ts';
 import { parseYaml } from '../contract/index.ts';
 import { DEFAULT_DB, START_DEFAULTS } from '../defaults/index.ts';
-import type { EmulatorOptions } from '../emulator.ts';
+import type { EmulatorOptions } from '../emulator/index.ts';
 import { budgetText, connectionBudget, openFileLimit, resolveLimits } from '../server/index.ts';
 import type { ConnectionBudget, ServerLimits } from '../server/index.ts';
 

@@ -40,6 +40,8 @@ export const START_DEFAULTS = {
   webhookConcurrency: 256,
   /** Node's own header size. */
   maxHeaderBytes: 16 * 1024,
+  /** The JSON body of the task, file-less and control endpoints at most (not a start option: in-process only). */
+  bodyLimit: '1mb',
   /** A text call's body at most: a message with a few photos in base64 (the reference sets no limit). */
   maxTextBodyBytes: 20 * 1024 * 1024,
   /** Never longer than the request timeout (see resolveLimits in src/server/limits.ts). */

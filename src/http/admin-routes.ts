@@ -85,13 +85,24 @@ export function adminRoutes({ contract, control }: AdminDeps): Router {
 }
 
 /** 401 unauthorized unless the request carries the admin token; checked before the body is read. */
-export function adminAuth(token: string): RequestHandler {
-  const expected = Buffer.from(token);
+export function adminAuth(tokens: readonly string[]): RequestHandler {
+  const expected = tokens.map((token) => Buffer.from(token));
   return (req, _res, next) => {
     const given = Buffer.from(bearerOf(req) ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
-    }
+    // Each compared in constant time, all of them always: which one matched shows in no timing.
+    let matched = false;
+    for (const token of expected) matched = (given.length === token.length && timingSafeEqual(given, token)) || matched;
+    if (!matched) throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
     next();
   };
 }
+
+/**
+ * A control request that still names a session when it reaches a world (`X-Emulator-Session`): the emulator
+ * routes those it knows to their session and takes the header off, so this one names none (404, as for an id).
+ */
+export const unknownSession: RequestHandler = (req, _res, next) => {
+  const named = req.get('x-emulator-session');
+  if (named !== undefined) throw new ApiError('not_found', `No session ${named} on this emulator.`);
+  next();
+};

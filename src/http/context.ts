@@ -8,9 +8,11 @@ import type { Db } from '../db.ts';
 import type { FaultRules } from '../faults/index.ts';
 import type { ClientLogStore } from '../verdict/index.ts';
 import type { Api, Control } from '../service/index.ts';
+import type { SessionsControl } from '../sessions/index.ts';
 
 export interface AppConfig {
-  adminToken: string;
+  /** The tokens this world's control API answers: its own first (a session's also answers the emulator's). */
+  adminTokens: readonly string[];
   allowInsecureWebhooks: boolean;
   /** Largest accepted JSON body, in body-parser notation (`1mb`) or bytes. */
   bodyLimit: string | number;
@@ -51,4 +53,6 @@ export interface AppDeps {
   faults: FaultRules;
   /** What each client did (its /v1 requests, its receiver's answers), for the verdict. */
   clientLog: ClientLogStore;
+  /** `/_emulator/sessions` as this world answers it (the default world: every session; a session: itself). */
+  sessions: SessionsControl;
 }

@@ -30,6 +30,12 @@ export interface StoreOptions {
    * its connection). Reads see every committed transaction. `readStore` is the look that can write nothing.
    */
   readOnly?: boolean;
+  /**
+   * Copy the log into the database from a worker of its own (default true). Without it SQLite's own checkpoint
+   * runs in the COMMIT that crosses 1,000 pages: right for a small store idle most of its life (a session's),
+   * where a worker thread each would cost more memory than the store.
+   */
+  checkpointWorker?: boolean;
   onEffectError?: (err: unknown) => void;
 }
 
@@ -115,7 +121,8 @@ export function openStore(options: StoreOptions = {}): Store {
     // The worker of checkpoint.ts copies the log into the database off the event loop (a COMMIT's own checkpoint
     // costs 100 ms and more); the log is rewound by the first write after the worker has copied all of it. Only
     // writes that never pause for a moment keep it growing: past 256 MB a COMMIT's checkpoint is the safety valve.
-    driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_VALVE_BYTES / 4096}; PRAGMA journal_size_limit = ${WAL_KEEP_BYTES}`);
+    const worker = options.checkpointWorker ?? true;
+    driver.exec(`PRAGMA wal_autocheckpoint = ${worker ? WAL_VALVE_BYTES / 4096 : 1000}; PRAGMA journal_size_limit = ${WAL_KEEP_BYTES}`);
     migrate(driver, path);
     claim = claimAfterMigration(driver, claimed);
   } catch (err) {
@@ -127,8 +134,8 @@ export function openStore(options: StoreOptions = {}): Store {
   }
   const store = createStore(driver, { kind: 'file', path }, { onEffectError });
   store.backgroundCheck = options.check ?? true;
-  const checkpointer = startCheckpointer(path, CHECKPOINT_EVERY_MS);
-  store.walBytes = checkpointer.logBytes;
+  const checkpointer = options.checkpointWorker ?? true ? startCheckpointer(path, CHECKPOINT_EVERY_MS) : null;
+  if (checkpointer) store.walBytes = checkpointer.logBytes;
   const close = store.close;
   const held = lock;
   const opened = driver;
@@ -149,7 +156,7 @@ export function openStore(options: StoreOptions = {}): Store {
         held.close();
         // The worker checkpoints once more and closes its connection; SQLite's own locks keep that safe beside a
         // next emulator that may already have opened the store.
-        stopped = checkpointer.stop();
+        stopped = checkpointer ? checkpointer.stop() : Promise.resolve();
       }
       return stopped;
     },

@@ -1,17 +1,17 @@
-import type { Server } from 'node:http';
-import type { Express } from 'express';
-import type { Clock, ClockMode } from './clock/index.ts';
-import type { Contract } from './contract/index.ts';
-import type { Db } from './db.ts';
-import type { Logger } from './log/index.ts';
-import type { ServerLimits } from './server/index.ts';
-import type { Control, VerdictFilter } from './service/index.ts';
-import type { Store } from './store/index.ts';
-import type { TaskEngine } from './tasks/index.ts';
-import type { Verdict } from './verdict/index.ts';
-import type { ResolveHost, Send } from './webhooks/index.ts';
+import type { RequestListener, Server } from 'node:http';
+import type { Clock, ClockMode } from '../clock/index.ts';
+import type { Contract } from '../contract/index.ts';
+import type { Db } from '../db.ts';
+import type { Logger } from '../log/index.ts';
+import type { ServerLimits } from '../server/index.ts';
+import type { Control, VerdictFilter } from '../service/index.ts';
+import type { Store } from '../store/index.ts';
+import type { TaskEngine } from '../tasks/index.ts';
+import type { Verdict } from '../verdict/index.ts';
+import type { ResolveHost, Send } from '../webhooks/index.ts';
+import type { NewSession } from '../sessions/index.ts';
 
-// What `createEmulator` takes and gives, apart from how it builds it (emulator.ts): the programmatic API's types.
+// What `createEmulator` takes and gives, apart from how it builds it (index.ts): the programmatic API's types.
 
 export interface EmulatorOptions {
   /** SQLite file for the store; without it the store lives in memory. */
@@ -89,6 +89,11 @@ export interface EmulatorOptions {
    * they are removed, or a reset or state import clears every rule.
    */
   faults?: string;
+  /**
+   * The clock sessions' idle time-to-live runs on; default the wall clock. A test gives a manual clock of its
+   * own to end idle sessions without waiting.
+   */
+  sessionsClock?: Clock;
 }
 
 /**
@@ -104,7 +109,8 @@ export interface EmulatorInternals {
 }
 
 export interface Emulator {
-  app: Express;
+  /** Every request's handler (supertest takes it): routes each to its world, the default one or a session's. */
+  app: RequestListener;
   /**
    * Every operation of the control API (/_emulator) as typed functions, answering what the control API answers:
    * the clock, accounts, keys, tasks, scenarios, call records, callbacks, the state and reset.
@@ -120,11 +126,38 @@ export interface Emulator {
   verdict(filter?: VerdictFilter): Verdict;
   /** Starts listening; resolves with the base address (`http://127.0.0.1:4010`). */
   listen(port?: number, host?: string): Promise<string>;
-  server: Server | null;
+  readonly server: Server | null;
+  /**
+   * A session: a world of its own on this emulator (accounts, keys, tasks, records, scenarios, faults, verdict and
+   * its own clock), reached over HTTP by its key and admin token, steered in-process by the handle's `control`.
+   * Takes what `POST /_emulator/sessions` takes.
+   */
+  createSession(options?: NewSession): Promise<SessionHandle>;
   /**
    * Stops listening (before it returns), lets requests in flight finish (text streams at once, unpaced) for up to
    * the grace period, cuts what is left, stops the clock and flushes the store. Calling it again returns the same
    * promise.
    */
   close(): Promise<void>;
+}
+
+/** A session made in-process: how to reach it over HTTP, and the same typed control API as the emulator's. */
+export interface SessionHandle {
+  /** `ses_` + 24 lowercase letters or digits. */
+  id: string;
+  name: string;
+  /** The key of its first account (routes every /v1 request to this session). */
+  key: string;
+  accountId: string;
+  /** The first account's `whsec_` secret, which signs its callbacks. */
+  webhookSecret: string;
+  /** Reaches the usual /_emulator paths, and sees only this session. */
+  adminToken: string;
+  control: Control;
+  clock: Clock;
+  verdict(filter?: VerdictFilter): Verdict;
+  /** Wipes the session and seeds it again, as `POST /_emulator/reset` with its token. */
+  reset(): { ok: true; accounts: number; keys: number };
+  /** Ends the session: its world stops and its store and files are deleted. Twice is once. */
+  dispose(): Promise<void>;
 }

@@ -1,10 +1,10 @@
-import type { Contract } from './contract/index.ts';
-import { readFaultFile } from './faults/index.ts';
-import { fileBytes, LONG_FILE_BYTES, sizeText } from './log/index.ts';
-import type { Step } from './log/index.ts';
-import { journalStoreBytes, readJournalStore, readStateFile, setJournalStoreAside } from './state/index.ts';
-import type { StateDocument } from './state/index.ts';
-import { storeFileKind, StoreOpenError } from './store/index.ts';
+import type { Contract } from '../contract/index.ts';
+import { readFaultFile } from '../faults/index.ts';
+import { fileBytes, LONG_FILE_BYTES, sizeText } from '../log/index.ts';
+import type { Step } from '../log/index.ts';
+import { journalStoreBytes, readJournalStore, readStateFile, setJournalStoreAside } from '../state/index.ts';
+import type { StateDocument } from '../state/index.ts';
+import { storeFileKind, StoreOpenError } from '../store/index.ts';
 
 // The files a start reads before its store opens, each read and checked whole: a refused one stops the start with
 // one line (StoreOpenError; exit 2 from the CLI) and leaves the store untouched.
