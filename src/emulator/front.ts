@@ -35,8 +35,9 @@ export function frontOf(defaultWorld: () => World, sessions: Sessions, mainToken
     const session = sessions.size === 0 ? null : route(req);
     if (!session) return defaultWorld().app(req, res);
     sessions.touch(session);
-    // Consumed here: the default world refuses a request that still names a session (one that does not exist).
-    delete req.headers[SESSION_HEADER];
+    // Consumed here when it names the world routed to: a world refuses a request that still names a session, one it
+    // does not know (none, or another session seen with this one's token: 404 as for any id not its own).
+    if (req.headers[SESSION_HEADER] === session.record.id) delete req.headers[SESSION_HEADER];
     return session.world.app(req, res);
   };
 }

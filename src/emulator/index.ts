@@ -57,6 +57,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     faults: booted.faults,
     ...(options.exportOnExit !== undefined ? { exportOnExit: options.exportOnExit } : {}),
     sessions: sessions.control,
+    keyElsewhere: (key) => sessions.keyElsewhere(key),
   });
   const started = world;
   try {

@@ -16,6 +16,12 @@ import type { Host } from './host.ts';
 import { buildWorld } from './world.ts';
 import type { World } from './world.ts';
 
+/** What a session's world asks of the emulator's other worlds. */
+export interface SessionHooks {
+  sessions: SessionsControl;
+  keyElsewhere: (key: string) => boolean;
+}
+
 /** A session's world, and what else is its own: its record and where its files live. */
 export interface SessionWorld {
   record: SessionRecord;
@@ -55,7 +61,7 @@ const seedSession = (host: Host, store: Store, record: SessionRecord) => (db: Db
  * Opens (or creates) a session's store beside the default one, and builds its world: the emulator's admin token
  * reaches it besides its own. A state document, on a new session, fills the store before anything starts.
  */
-export function openSessionWorld(host: Host, defaultStore: string | null, record: SessionRecord, sessions: SessionsControl, mainToken: string, fresh?: { state?: StateDocument; startTime?: string }): SessionWorld {
+export function openSessionWorld(host: Host, defaultStore: string | null, record: SessionRecord, hooks: SessionHooks, mainToken: string, fresh?: { state?: StateDocument; startTime?: string }): SessionWorld {
   const paths = sessionPaths(defaultStore, record.id);
   const { options } = host;
   // A session's store is small and idle most of its life: SQLite's own checkpoints, no worker of its own.
@@ -77,7 +83,8 @@ export function openSessionWorld(host: Host, defaultStore: string | null, record
       ...(record.seed !== null ? { seed: record.seed } : {}),
       seedAccounts: seedSession(host, store, record),
       faults: record.faults,
-      sessions,
+      sessions: hooks.sessions,
+      keyElsewhere: hooks.keyElsewhere,
     });
   } catch (err) {
     void store.close();

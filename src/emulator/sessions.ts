@@ -11,11 +11,14 @@ import { START_DEFAULTS } from '../defaults/index.ts';
 import type { Host } from './host.ts';
 import { checkNewSession, sessionIds } from './session-input.ts';
 import { drawAccounts, openSessionWorld } from './session-world.ts';
-import type { SessionWorld } from './session-world.ts';
+import type { SessionHooks, SessionWorld } from './session-world.ts';
+import { refuseKeysElsewhere } from './world-state.ts';
 import type { World } from './world.ts';
 
 /** Every session of one emulator, beside its default world: made, found, routed to, ended. */
 export interface Sessions {
+  /** Whether a session holds this key: the default world's state import may not bring it there too. */
+  keyElsewhere(key: string): boolean;
   /** What the default world's `/_emulator/sessions` does: every session. */
   control: SessionsControl;
   /** What a session's own `/_emulator/sessions` does: itself only. */
@@ -90,16 +93,15 @@ export function createSessions(deps: SessionsDeps): Sessions {
     return { ok: true, id };
   }
 
-  const keyElsewhere = (key: string): boolean => deps.defaultWorld().db.keys.get(key) !== undefined || sessions.forKey(key) !== null;
+  /** The world holding a key: the default one, or a session's. */
+  const keyOwner = (key: string): World | null => (deps.defaultWorld().db.keys.get(key) !== undefined ? deps.defaultWorld() : (sessions.forKey(key)?.world ?? null));
 
   async function create(input: NewSession): Promise<SessionCreated> {
     const checked = await checkNewSession(host, input);
     const state = checked.state ? checkStateDocument(host.contract, checked.state) : undefined;
     const scenarios = checked.scenarios ? checkScenarios(host.contract, { scenarios: checked.scenarios }) : null;
     // Every key belongs to exactly one world: that is how a request finds its session.
-    state?.keys.forEach((k, i) => {
-      if (keyElsewhere(k.key)) throw new ApiError('invalid_params', `state.keys[${i}].key is already in use on this emulator`, [{ field: `state.keys[${i}].key`, message: 'is already in use on this emulator' }]);
-    });
+    if (state) refuseKeysElsewhere(state, (key) => keyOwner(key) !== null, 'state.');
     const { id, token } = sessionIds(random, (candidate) => live.has(candidate));
     const record: SessionRecord = {
       id,
@@ -112,7 +114,7 @@ export function createSessions(deps: SessionsDeps): Sessions {
       accounts: state ? null : drawAccounts(random, checked.accounts),
       faults: checked.faults ?? null,
     };
-    const s = openSessionWorld(host, store.path, record, sessions.scoped(() => id), mainToken, {
+    const s = openSessionWorld(host, store.path, record, worldHooks(record.id), mainToken, {
       ...(state ? { state } : {}),
       ...(checked.clock?.start_time !== undefined ? { startTime: checked.clock.start_time } : {}),
     });
@@ -137,7 +139,20 @@ export function createSessions(deps: SessionsDeps): Sessions {
     };
   }
 
+  /** What a session's world asks of the others: its own `/_emulator/sessions`, and whether a key is another world's. */
+  const worldHooks = (id: string): SessionHooks => ({
+    sessions: sessions.scoped(() => id),
+    keyElsewhere: (key) => {
+      const owner = keyOwner(key);
+      return owner !== null && owner !== live.get(id)?.world;
+    },
+  });
+
   const sessions: Sessions = {
+    keyElsewhere: (key) => {
+      const owner = keyOwner(key);
+      return owner !== null && owner !== deps.defaultWorld();
+    },
     control: {
       create,
       list: () => ({ object: 'list', data: [...live.values()].map(view) }),
@@ -177,7 +192,7 @@ export function createSessions(deps: SessionsDeps): Sessions {
     restore() {
       const { records, problems } = storedSessions(store);
       for (const problem of problems) host.warn(`a stored session is left out: ${problem}`);
-      for (const record of records) add(openSessionWorld(host, store.path, record, sessions.scoped(() => record.id), mainToken));
+      for (const record of records) add(openSessionWorld(host, store.path, record, worldHooks(record.id), mainToken));
     },
     hurry() {
       for (const s of live.values()) s.world.hurry();

@@ -24,6 +24,8 @@ export interface WorldSpec {
   faults?: FaultFile | null;
   /** Where `close()` writes the state document, last before the store closes. */
   exportOnExit?: string;
+  /** Whether another world of the emulator holds this key: a state import may not bring it here too. */
+  keyElsewhere: (key: string) => boolean;
   /** What `/_emulator/sessions` answers in this world. */
   sessions: SessionsControl;
 }

@@ -84,7 +84,7 @@ export function buildWorld(host: Host, spec: WorldSpec): World {
   const pacing = hurriable(clock);
   const parts = worldParts(host, { store, db, clock, random, engine, webhooks, files, blobs, concurrency, rateLimiter, faults, clientLog, status, spec });
   const lifecycle = lifecycleOf(parts);
-  const state = worldState(store, db, () => lifecycle.afterReplace(), (nowMs) => spec.seedAccounts(db, random, nowMs), clock);
+  const state = worldState(store, db, () => lifecycle.afterReplace(), (nowMs) => spec.seedAccounts(db, random, nowMs), clock, spec.keyElsewhere);
   const { contract, resolveHost, textModels } = host;
   const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, contract, webhooks, resolveHost, state, faults, config, status, clientLog });
   const textAnswers = options.textAnswers ?? START_DEFAULTS.textAnswers;

@@ -98,9 +98,11 @@ describe('a session made through the control API', () => {
     expect((await adminAs(a.token).get(`/_emulator/sessions/${b.id}`)).status).toBe(404);
     expect((await adminAs(a.token).send((r) => r.delete(`/_emulator/sessions/${b.id}`).set('Authorization', `Bearer ${a.token}`))).status).toBe(404);
     expect((await adminAs(a.token).post('/_emulator/sessions', {})).status).toBe(401);
-    // Naming the other session does not help a session's token: it stays in its own world.
+    // Naming the other session does not help a session's token: it knows no other (404); its own is its own.
     const viaHeader = await adminAs(a.token, { 'X-Emulator-Session': b.id }).get('/_emulator/accounts');
-    expect(viaHeader.body.data.map((x: { id: string }) => x.id)).toEqual([a.account]);
+    expect(viaHeader.status).toBe(404);
+    const ownHeader = await adminAs(a.token, { 'X-Emulator-Session': a.id }).get('/_emulator/accounts');
+    expect(ownHeader.body.data.map((x: { id: string }) => x.id)).toEqual([a.account]);
     // The emulator's token lists both, and reaches either one with the header.
     const all = await t.admin.get('/_emulator/sessions');
     expect(all.body.data.map((s: { id: string }) => s.id)).toEqual([a.id, b.id]);
@@ -171,6 +173,23 @@ describe('a session made through the control API', () => {
     expect((await t.as('sk-imported-into-a-session').get(`/v1/tasks/${imported.body.id}`)).status).toBe(404);
     expect((await t.as('sk-imported-into-a-session').get('/v1/tasks')).status).toBe(200);
     expect((await t.api.get('/v1/tasks')).status).toBe(200);
+  });
+
+  it("refuses a state import, in any world, that would bring it another world's key", async () => {
+    const a = await newSession();
+    const exported = (await adminAs(a.token).post('/_emulator/state/export')).body;
+    // Into the default world: the session's key would then be in two worlds.
+    const intoDefault = await t.admin.post('/_emulator/state/import', exported);
+    expect(intoDefault.status).toBe(422);
+    expect(intoDefault.body.error.details[0].field).toBe('keys[0].key');
+    expect((await t.api.get('/v1/tasks')).status).toBe(200);
+    // Into another session: the same.
+    const b = await newSession();
+    expect((await adminAs(b.token).post('/_emulator/state/import', exported)).status).toBe(422);
+    // Into its own session: its own keys are its own.
+    expect((await adminAs(a.token).post('/_emulator/state/import', exported)).status).toBe(200);
+    expect((await t.as(a.key).get('/v1/tasks')).status).toBe(200);
+    expect((await t.as(b.key).get('/v1/tasks')).status).toBe(200);
   });
 
   it('gives every session its own verdict and call records', async () => {
