@@ -153,7 +153,7 @@ async function run(block: Block): Promise<Outcome> {
   mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
   for (const bin of readdirSync(join(ROOT, 'node_modules/.bin'))) symlinkSync(join(ROOT, 'node_modules/.bin', bin), join(dir, 'node_modules/.bin', bin));
   symlinkSync(join(ROOT, 'bin/svc-emulator.js'), join(dir, 'node_modules/.bin/svc-emulator'));
-  for (const folder of ['openapi', 'examples', 'scenarios', 'fixtures']) symlinkSync(join(ROOT, folder), join(dir, folder));
+  for (const folder of ['openapi', 'examples', 'scenarios', 'fixtures', 'src']) symlinkSync(join(ROOT, folder), join(dir, folder));
 
   const ports = new Map<string, number>();
   const portFor = async (written: string): Promise<number> => {
