@@ -1,6 +1,7 @@
 /** The package's programmatic API: an emulator in-process for test suites. */
 export { createEmulator } from './emulator/index.ts';
-export type { Emulator, EmulatorInternals, EmulatorOptions } from './emulator/index.ts';
+export type { Emulator, EmulatorInternals, EmulatorOptions, SessionHandle } from './emulator/index.ts';
+export type { NewSession, SessionCreated, SessionView, SessionsControl } from './sessions/index.ts';
 export { createApp } from './app.ts';
 export { createClock, formatTime } from './clock/index.ts';
 export type { Clock, ClockMode } from './clock/index.ts';

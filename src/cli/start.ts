@@ -51,6 +51,7 @@ export async function start(options: StartOptions): Promise<void> {
     ...demo.map((k) => `  demo key     ${k.key}`),
     ...(account ? [`  webhooks     signed with ${account.webhook_secret} (the demo account's secret)`] : []),
     `  dashboard    ${url}/_emulator/ui`,
+    ...sessionsLine(emulator),
     ...(options.faults !== undefined ? [`  faults       ${emulator.control.faults.list().data.length} rule(s) from ${options.faults}`] : []),
     `  connections  at most ${options.connections.max} (${options.connections.given ?? budgetText(options.connections.budget)})`,
     // A token the user chose is theirs to know (and sits in their environment or config): shown masked.
@@ -58,6 +59,12 @@ export async function start(options: StartOptions): Promise<void> {
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,
   ];
   console.log(lines.join('\n'));
+}
+
+/** The sessions a restart built again from the store, if any (a fresh start has none). */
+function sessionsLine(emulator: Emulator): string[] {
+  const listed = emulator.sessions.list().data;
+  return listed.length === 0 ? [] : [`  sessions     ${listed.length} kept in the store (GET /_emulator/sessions)`];
 }
 
 const LISTEN_ERRORS: Record<string, string> = {

@@ -82,6 +82,7 @@ async function buildEmulator(options: EmulatorOptions, opened: (store: Store) =>
     },
     listen: (port, address) => listener.listen(port, address),
     createSession: async (input = {}) => sessionHandle(await sessions.control.create(input), sessions),
+    sessions: sessions.control,
     close() {
       // Closing twice (a signal and a test's afterEach) shares one shutdown and writes once. The server first,
       // the sessions next, the default world (and its store) last.

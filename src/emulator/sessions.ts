@@ -3,7 +3,7 @@ import type { Clock } from '../clock/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { createRandom } from '../random/index.ts';
 import { checkScenarios } from '../scenarios/index.ts';
-import { saveSessions, storedSessions } from '../sessions/index.ts';
+import { removeUnlisted, saveSessions, storedSessions } from '../sessions/index.ts';
 import type { NewSession, SessionCreated, SessionRecord, SessionsControl, SessionView } from '../sessions/index.ts';
 import { checkStateDocument } from '../state/index.ts';
 import type { Store } from '../store/index.ts';
@@ -192,6 +192,9 @@ export function createSessions(deps: SessionsDeps): Sessions {
     restore() {
       const { records, problems } = storedSessions(store);
       for (const problem of problems) host.warn(`a stored session is left out: ${problem}`);
+      // A folder no row lists is what a kill left between making a session's store and listing it: never
+      // acknowledged, so removed (only when every row was read: a row left out may be that folder's).
+      if (problems.length === 0) removeUnlisted(store.path, new Set(records.map((r) => r.id)));
       for (const record of records) add(openSessionWorld(host, store.path, record, worldHooks(record.id), mainToken));
     },
     hurry() {

@@ -9,7 +9,7 @@ import type { Store } from '../store/index.ts';
 import type { TaskEngine } from '../tasks/index.ts';
 import type { Verdict } from '../verdict/index.ts';
 import type { ResolveHost, Send } from '../webhooks/index.ts';
-import type { NewSession } from '../sessions/index.ts';
+import type { NewSession, SessionsControl } from '../sessions/index.ts';
 
 // What `createEmulator` takes and gives, apart from how it builds it (index.ts): the programmatic API's types.
 
@@ -133,6 +133,8 @@ export interface Emulator {
    * Takes what `POST /_emulator/sessions` takes.
    */
   createSession(options?: NewSession): Promise<SessionHandle>;
+  /** The sessions as `/_emulator/sessions` answers them with the emulator's token: make, list, look at, end. */
+  sessions: SessionsControl;
   /**
    * Stops listening (before it returns), lets requests in flight finish (text streams at once, unpaced) for up to
    * the grace period, cuts what is left, stops the clock and flushes the store. Calling it again returns the same

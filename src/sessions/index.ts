@@ -1,2 +1,2 @@
 export type { NewSession, SeededAccount, SessionAccountInput, SessionCreated, SessionRecord, SessionsControl, SessionView } from './types.ts';
-export { saveSessions, SESSION_ID, sessionPaths, storedSessions } from './registry.ts';
+export { removeUnlisted, saveSessions, SESSION_ID, sessionPaths, storedSessions } from './registry.ts';

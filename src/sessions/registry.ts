@@ -1,3 +1,4 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Store } from '../store/index.ts';
 import type { SessionRecord } from './types.ts';
@@ -12,6 +13,19 @@ export function sessionPaths(defaultStore: string | null, id: string): { dir: st
   if (defaultStore === null) return null;
   const dir = join(dirname(defaultStore), 'sessions', id);
   return { dir, store: join(dir, 'store.db'), files: join(dir, 'files') };
+}
+
+/** Deletes the session folders beside a file store that `listed` does not name (only names of a session id's shape). */
+export function removeUnlisted(defaultStore: string | null, listed: ReadonlySet<string>): void {
+  if (defaultStore === null) return;
+  const root = join(dirname(defaultStore), 'sessions');
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) if (SESSION_ID.test(name) && !listed.has(name)) rmSync(join(root, name), { recursive: true, force: true });
 }
 
 /**

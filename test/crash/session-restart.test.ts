@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { adminOf, clientOf, crashWorkspace, expectStatus, kill9, startOn } from './emulator-process.ts';
@@ -29,13 +29,19 @@ it("keeps a session's world across a kill -9 and a SIGTERM, reached by the same 
   expectStatus(await adminOf(cli).send('DELETE', `/_emulator/sessions/${gone.id}`), 200, 'end the second session');
   expect(existsSync(folder)).toBe(false);
 
+  // What a kill between making a session's store and listing it would leave: a folder no row lists.
+  const orphan = join(ws.dir, 'sessions', 'ses_unlisted0000000000000000');
   for (const stop of ['kill -9', 'SIGTERM'] as const) {
     if (stop === 'kill -9') await kill9(cli);
     else {
       cli.child.kill('SIGTERM');
       expect(await cli.exited).toBe(0);
     }
+    mkdirSync(orphan, { recursive: true });
+    writeFileSync(join(orphan, 'store.db'), 'half made');
     cli = await startOn(ws.db);
+    expect(cli.output()).toMatch(/sessions {5}1 kept in the store/);
+    expect(existsSync(orphan)).toBe(false);
     const listed = expectStatus<{ data: { id: string; name: string }[] }>(await adminOf(cli).get('/_emulator/sessions'), 200, `list after ${stop}`);
     expect(listed.data.map((s) => [s.id, s.name])).toEqual([[made.id, 'kept']]);
     const after = expectStatus<{ status: string }>(await api(cli.base).get(`/v1/tasks/${task.id}`), 200, `task after ${stop}`);
