@@ -38,15 +38,16 @@ const RESET_STATE = 'reset_state';
 
 /**
  * The accounts a new session is seeded with: those it asked for, else one demo account of the shipped seed's
- * points; each with a random id, key and webhook secret (no two sessions share an id, a key or a secret).
+ * points. Ids and webhook secrets come from `random` (the session's seed, when it has one: repeatable); keys always
+ * from `keys`, unseeded, since a key says which world a request is for and two sessions of one seed must not share it.
  */
-export function drawAccounts(random: Random, asked: readonly SessionAccountInput[] | undefined): SeededAccount[] {
+export function drawAccounts(random: Random, keys: Random, asked: readonly SessionAccountInput[] | undefined): SeededAccount[] {
   return (asked ?? [{}]).map((spec) => ({
     id: ids.accountId(random),
     points: toPoints(spec.points ?? DEMO_POINTS()),
     webhook_url: spec.webhook_url ?? null,
     webhook_secret: ids.webhookSecret(random),
-    keys: [ids.apiKey(random)],
+    keys: [ids.apiKey(keys)],
   }));
 }
 

@@ -111,7 +111,7 @@ export function createSessions(deps: SessionsDeps): Sessions {
       ttl_seconds: checked.ttl_seconds ?? null,
       clock: { mode: checked.clock?.mode ?? host.options.clock ?? START_DEFAULTS.clock, speed: checked.clock?.speed ?? 1 },
       seed: checked.seed ?? null,
-      accounts: state ? null : drawAccounts(random, checked.accounts),
+      accounts: state ? null : drawAccounts(checked.seed === undefined ? random : createRandom(`${checked.seed}#accounts`), random, checked.accounts),
       faults: checked.faults ?? null,
     };
     const s = openSessionWorld(host, store.path, record, worldHooks(record.id), mainToken, {

@@ -192,6 +192,22 @@ describe('a session made through the control API', () => {
     expect((await t.as(b.key).get('/v1/tasks')).status).toBe(200);
   });
 
+  it('with a seed, repeats its account ids, secrets and task ids, but never a key another session holds', async () => {
+    const body = { seed: 'ci-run-7', clock: { mode: 'manual', start_time: '2027-01-01T00:00:00+08:00' } };
+    const a = await newSession(body);
+    const b = await newSession(body);
+    expect(b.account).toBe(a.account);
+    expect(b.secret).toBe(a.secret);
+    expect(b.key).not.toBe(a.key);
+    const ta = await t.as(a.key).post('/v1/tasks', socialNote());
+    const tb = await t.as(b.key).post('/v1/tasks', socialNote());
+    expect(tb.body.id).toBe(ta.body.id);
+    // The same task id in two worlds: each key reaches its own.
+    await adminAs(a.token).post('/_emulator/clock/advance', { seconds: 3600 });
+    expect((await t.as(a.key).get(`/v1/tasks/${ta.body.id}`)).body.status).toBe('succeeded');
+    expect((await t.as(b.key).get(`/v1/tasks/${tb.body.id}`)).body.status).toBe('queued');
+  });
+
   it('gives every session its own verdict and call records', async () => {
     const a = await newSession();
     const b = await newSession();
