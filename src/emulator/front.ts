@@ -34,7 +34,8 @@ export function frontOf(defaultWorld: () => World, sessions: Sessions, mainToken
   return (req: IncomingMessage, res: ServerResponse) => {
     const session = sessions.size === 0 ? null : route(req);
     if (!session) return defaultWorld().app(req, res);
-    sessions.touch(session);
+    // The dashboard's polling is someone watching, not a client using the session: it does not keep one alive.
+    if (req.headers['x-emulator-client'] !== 'dashboard') sessions.touch(session);
     // Consumed here when it names the world routed to: a world refuses a request that still names a session, one it
     // does not know (none, or another session seen with this one's token: 404 as for any id not its own).
     if (req.headers[SESSION_HEADER] === session.record.id) delete req.headers[SESSION_HEADER];

@@ -155,13 +155,13 @@ export function createSessions(deps: SessionsDeps): Sessions {
     },
     control: {
       create,
-      list: () => ({ object: 'list', data: [...live.values()].map(view) }),
+      list: () => ({ object: 'list', scope: 'emulator', data: [...live.values()].map(view) }),
       get: (id) => view(found(live.get(id), id)),
       delete: end,
     },
     scoped: (own) => ({
       create: () => Promise.reject(new ApiError('unauthorized', "Sessions are made with the emulator's admin token, not a session's.")),
-      list: () => ({ object: 'list', data: [view(found(live.get(own()), own()))] }),
+      list: () => ({ object: 'list', scope: 'session', data: [view(found(live.get(own()), own()))] }),
       get: (id) => view(found(id === own() ? live.get(id) : undefined, id)),
       delete: (id) => (id === own() ? end(id) : Promise.reject(notFound(id))),
     }),

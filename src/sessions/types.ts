@@ -77,7 +77,8 @@ export interface SessionCreated extends SessionView {
  */
 export interface SessionsControl {
   create(input: NewSession): Promise<SessionCreated>;
-  list(): { object: 'list'; data: SessionView[] };
+  /** `scope`: whose list it is: the emulator's token sees every session, a session's token only its own. */
+  list(): { object: 'list'; scope: 'emulator' | 'session'; data: SessionView[] };
   get(id: string): SessionView;
   delete(id: string): Promise<{ ok: true; id: string }>;
 }

@@ -94,6 +94,7 @@ describe('a session made through the control API', () => {
     const a = await newSession();
     const b = await newSession();
     const list = await adminAs(a.token).get('/_emulator/sessions');
+    expect(list.body.scope).toBe('session');
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([a.id]);
     expect((await adminAs(a.token).get(`/_emulator/sessions/${b.id}`)).status).toBe(404);
     expect((await adminAs(a.token).send((r) => r.delete(`/_emulator/sessions/${b.id}`).set('Authorization', `Bearer ${a.token}`))).status).toBe(404);
@@ -105,6 +106,7 @@ describe('a session made through the control API', () => {
     expect(ownHeader.body.data.map((x: { id: string }) => x.id)).toEqual([a.account]);
     // The emulator's token lists both, and reaches either one with the header.
     const all = await t.admin.get('/_emulator/sessions');
+    expect(all.body.scope).toBe('emulator');
     expect(all.body.data.map((s: { id: string }) => s.id)).toEqual([a.id, b.id]);
     const inB = await t.admin.get('/_emulator/accounts', { 'X-Emulator-Session': b.id });
     expect(inB.body.data.map((x: { id: string }) => x.id)).toEqual([b.account]);
@@ -259,6 +261,8 @@ describe('an idle session', () => {
     await sessionsClock.advance(50_000);
     expect((await t.as(s.key).get('/v1/tasks')).status).toBe(200);
     await sessionsClock.advance(50_000);
+    // The dashboard watching it is not a use.
+    expect((await adminAs(s.token, { 'X-Emulator-Client': 'dashboard' }).get('/_emulator/tasks')).status).toBe(200);
     const listed = (await t.admin.get(`/_emulator/sessions/${s.id}`)).body;
     expect(listed.last_used_at).toBe('2026-11-23T09:00:50+08:00');
     expect(listed.expires_at).toBe('2026-11-23T09:01:50+08:00');
