@@ -5,12 +5,13 @@
  * machine); GET req/s with no fault rule loaded beside the same path without faults and the verdict
  * (bench/faults-cost.ts); callbacks past hanging receivers; store growth, the retention sweep of a grown store, and a
  * soak; a normal client's p99 while another sends 19 MB bodies (bench/large-bodies.ts); chat calls per second with
- * 1,000 text match rules loaded beside none (bench/text-matching.ts); all in one run. Every
+ * 1,000 text match rules loaded beside none (bench/text-matching.ts); what a session costs: its creation, the memory
+ * 100 idle sessions add, GET req/s with 100 sessions beside none (bench/sessions.ts); all in one run. Every
  * server runs in its own process so the load generator does not share its event loop. Figures are printed, never
  * asserted: speed targets belong here, not in timed tests.
  *
  * `BENCH_ONLY=compare` (or a comma-separated list of compare, http, faults, proxy, lifecycle, callbacks, growth, soak,
- * large-bodies, text-matching) runs only those sections.
+ * large-bodies, text-matching, sessions) runs only those sections.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,12 +26,13 @@ import { printProxy, proxyBench } from './proxy.ts';
 import { CONNECTIONS, load, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
 import { benchKey, emulatorCommand, json, script, startServer } from './servers.ts';
+import { printSessions, sessionsBench } from './sessions.ts';
 import { printTextMatching, textMatching } from './text-matching.ts';
 import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies', 'text-matching'] as const;
+const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies', 'text-matching', 'sessions'] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
@@ -211,6 +213,10 @@ async function main(): Promise<void> {
   if (runs('text-matching')) {
     console.log('');
     printTextMatching(await textMatching(), (text) => console.log(text));
+  }
+  if (runs('sessions')) {
+    console.log('');
+    printSessions(await sessionsBench(), (text) => console.log(text));
   }
 }
 

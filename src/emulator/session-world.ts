@@ -66,7 +66,7 @@ export function openSessionWorld(host: Host, defaultStore: string | null, record
   const paths = sessionPaths(defaultStore, record.id);
   const { options } = host;
   // A session's store is small and idle most of its life: SQLite's own checkpoints, no worker of its own.
-  const store = openStore({ ...(paths ? { path: paths.store } : {}), sync: options.storeSync ?? false, check: false, checkpointWorker: false, onEffectError: (err) => host.log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`) });
+  const store = openStore({ ...(paths ? { path: paths.store } : {}), sync: options.storeSync ?? false, check: false, checkpointWorker: false, guardedByParent: true, onEffectError: (err) => host.log(`an effect after a commit failed: ${String((err as Error)?.stack ?? err)}`) });
   let world: World;
   try {
     if (fresh?.state) {

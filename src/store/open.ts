@@ -36,6 +36,12 @@ export interface StoreOptions {
    * where a worker thread each would cost more memory than the store.
    */
   checkpointWorker?: boolean;
+  /**
+   * A store inside the folder of another store this process holds (a session's, beside the default store): that
+   * store's lock and claim already keep a second emulator out, so this one takes neither (no lock file, no claim:
+   * two file descriptors, a connection and some fsyncs fewer per store).
+   */
+  guardedByParent?: boolean;
   onEffectError?: (err: unknown) => void;
 }
 
@@ -100,9 +106,9 @@ export function openStore(options: StoreOptions = {}): Store {
   let lock: Driver | null = null;
   let driver: Driver | null = null;
   let claimed: { claim: string | null } | null = null;
-  let claim: string;
+  let claim: string | null;
   try {
-    lock = lockStore(path);
+    if (!options.guardedByParent) lock = lockStore(path);
     if (kind === 'missing') {
       refuseOrphanLog(path);
       createStoreFile(path);
@@ -115,16 +121,16 @@ export function openStore(options: StoreOptions = {}): Store {
     const foreign = foreignStoreProblem(driver);
     if (foreign) throw new StoreOpenError(`${path}: ${foreign}`);
     driver.exec('PRAGMA journal_mode = WAL');
-    // One writer: the store names its emulator (writer.ts); a second is refused before anything else is written.
-    claimed = claimStore(driver, path);
     driver.exec(`PRAGMA synchronous = ${options.sync ? 'FULL' : 'NORMAL'}`);
+    // One writer: the store names its emulator (writer.ts); a second is refused before anything else is written.
+    claimed = options.guardedByParent ? { claim: null } : claimStore(driver, path);
     // The worker of checkpoint.ts copies the log into the database off the event loop (a COMMIT's own checkpoint
     // costs 100 ms and more); the log is rewound by the first write after the worker has copied all of it. Only
     // writes that never pause for a moment keep it growing: past 256 MB a COMMIT's checkpoint is the safety valve.
     const worker = options.checkpointWorker ?? true;
     driver.exec(`PRAGMA wal_autocheckpoint = ${worker ? WAL_VALVE_BYTES / 4096 : 1000}; PRAGMA journal_size_limit = ${WAL_KEEP_BYTES}`);
     migrate(driver, path);
-    claim = claimAfterMigration(driver, claimed);
+    claim = options.guardedByParent ? null : claimAfterMigration(driver, claimed);
   } catch (err) {
     if (driver && claimed?.claim) releaseClaim(driver, claimed.claim);
     driver?.close();
@@ -150,10 +156,10 @@ export function openStore(options: StoreOptions = {}): Store {
             // Kept; the store's own close tries once more and reports it.
           }
           // The claim goes once nothing is left to write: this process may go on running without the store.
-          releaseClaim(opened, claim);
+          if (claim !== null) releaseClaim(opened, claim);
         }
         void close();
-        held.close();
+        held?.close();
         // The worker checkpoints once more and closes its connection; SQLite's own locks keep that safe beside a
         // next emulator that may already have opened the store.
         stopped = checkpointer ? checkpointer.stop() : Promise.resolve();
