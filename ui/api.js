@@ -1,25 +1,41 @@
-// Talking to the control API under /_emulator with the admin token, and reading its lists incrementally.
+// Talking to the control API under /_emulator with the admin token, in the world the page shows, and reading its
+// lists incrementally.
 /* global fetch, URLSearchParams, TextEncoder */
 
 export class ApiFailure extends Error {
-  constructor(status, code, message) {
+  /** `session`: the session the call named in its X-Emulator-Session header, if any (a 404 may mean it is gone). */
+  constructor(status, code, message, session = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.session = session;
   }
 }
+
+/** The header with which the emulator's admin token reaches one session's world instead of the default world. */
+const SESSION_HEADER = 'X-Emulator-Session';
+
+/** The emulator's sessions themselves: listed and read as the default world knows them, never through one. */
+export const SESSIONS_PATH = '/_emulator/sessions';
 
 const ENCODER = new TextEncoder();
 
 /**
- * A client of the control API; `token()` gives the admin token of the moment. Its `traffic` counts the answers
- * read so far and their bytes, for the page's footer: a quiet emulator should cost a few per poll.
+ * A client of the control API; `token()` gives the admin token of the moment, `world()` the id of the session the
+ * page shows (null: the world the token reaches by itself). Its `traffic` counts the answers read so far and their
+ * bytes, for the page's footer: a quiet emulator should cost a few per poll.
+ *
+ * Every call names the world shown in X-Emulator-Session (this is the one place that header is set) but those of
+ * /_emulator/sessions: a session's world lists only itself there, and the picker needs every session.
  */
-export function createApi(token) {
+export function createApi(token, world = () => null) {
   const traffic = { bytes: 0, requests: 0 };
   async function api(method, path, body) {
-    // The header marks the dashboard's own calls: its polling reads are logged at debug, not info.
+    const session = path.startsWith(SESSIONS_PATH) ? null : world();
+    // The header marks the dashboard's own calls: its polling reads are logged at debug, not info, and none of its
+    // calls counts as a use of a session (for its idle time-to-live): watching a session does not keep it alive.
     const headers = { Authorization: `Bearer ${token()}`, 'X-Emulator-Client': 'dashboard' };
+    if (session) headers[SESSION_HEADER] = session;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(path, {
       method,
@@ -38,7 +54,7 @@ export function createApi(token) {
     }
     if (!res.ok) {
       const error = data && data.error ? data.error : {};
-      throw new ApiFailure(res.status, error.code ?? 'error', error.message ?? `HTTP ${res.status}`);
+      throw new ApiFailure(res.status, error.code ?? 'error', error.message ?? `HTTP ${res.status}`, session || null);
     }
     return data;
   }

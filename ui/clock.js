@@ -1,13 +1,16 @@
-// The emulator's clock, in the sticky header: now, its mode, its speed, and the buttons that move it.
+// The clock of the world shown, in the sticky header: now, its mode, its speed, and the buttons that move it.
 /* global document */
 import { $, duration, plainTime, renderInto, time } from './dom.js';
+
+/** How a clock runs, in words (the header's, and the world overview's). */
+export const clockText = (clock) => (clock.mode === 'real' ? `${clock.speed}× wall time` : 'stands still until advanced');
 
 export function createClock({ state, api, announce, actions }) {
   function render(clock) {
     state.clockNow = clock.now;
     renderInto($('clock-now'), clock.now, () => time(clock.now));
     $('clock-mode').textContent = clock.mode;
-    $('clock-speed').textContent = clock.mode === 'real' ? `${clock.speed}× wall time` : 'stands still until advanced';
+    $('clock-speed').textContent = clockText(clock);
     // Only a real clock has a speed to set.
     $('clock-speed-form').hidden = clock.mode !== 'real';
   }

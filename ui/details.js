@@ -37,6 +37,9 @@ export async function readHeld(state, kind, list, { keyOf, read }) {
  * list's row, and how the item is read (null when it is gone).
  */
 export function createDetails({ state, refresh }, specs) {
+  // Each heading's words while nothing is chosen, as the page has them.
+  const headings = Object.fromEntries(Object.keys(specs).map((kind) => [kind, $(`${kind}-heading`).textContent]));
+
   /** Opens an item in its detail, names it in the address, and reads it at once. */
   function choose(kind, id, { fromLink = false } = {}) {
     if (state[kind].id !== id) state[kind] = emptySlot(id);
@@ -50,5 +53,14 @@ export function createDetails({ state, refresh }, specs) {
     refresh();
   }
   const readChosen = (kind, list) => readHeld(state, kind, list, specs[kind]);
-  return { choose, readChosen };
+
+  /** Closes every detail, as when nothing was chosen yet: what they showed was read in a world no longer shown. */
+  function closeAll() {
+    for (const kind of Object.keys(specs)) {
+      $(`${kind}-heading`).textContent = headings[kind];
+      $(`${kind}-none`).hidden = false;
+      $(`${kind}-detail`).hidden = true;
+    }
+  }
+  return { choose, readChosen, closeAll };
 }

@@ -1,5 +1,5 @@
 // The filter forms above the lists, and the account ids and models they offer.
-/* global FormData */
+/* global document, FormData */
 import { $, h, renderInto } from './dom.js';
 
 /** Each form and the list it filters (none: the ledger's, which sets how many entries a load reads). */
@@ -26,6 +26,11 @@ export function renderDatalists(state) {
   renderInto($('models'), models.join(), () => models.map((model) => h('option', { value: model })));
   const accounts = [...state.accountIds].sort();
   renderInto($('account-ids'), accounts.join(), () => accounts.map((id) => h('option', { value: id })));
+}
+
+/** Empties the fields that name an account or a key: another world, whose accounts and keys are others, is shown. */
+export function clearWorldFilters() {
+  for (const field of document.querySelectorAll('input[list="account-ids"], #record-key, #verdict-key')) field.value = '';
 }
 
 /** Other filters, other pages: a changed form takes its list back to the first page (the ledger: read afresh). */

@@ -19,6 +19,11 @@ export function setLink(kind, id) {
   if (location.hash !== hash) history.pushState(null, '', hash);
 }
 
+/** Takes the chosen item out of the address: it named an item of a world no longer shown. */
+export function clearLink() {
+  if (location.hash) history.replaceState(null, '', `${location.pathname}${location.search}`);
+}
+
 /** Opens what the address names, if it names something: `choosers` holds a chooser per kind. */
 export function openFromHash(choosers) {
   const link = linkOf(location.hash);

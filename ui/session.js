@@ -1,4 +1,5 @@
-// Signing in and out with the admin token, kept in this tab's sessionStorage only.
+// Signing in and out with the admin token, kept in this tab's sessionStorage only. "Session" in this file's name
+// means the sign-in; an emulator's session is called so in full (the world picker is worlds.js).
 /* global sessionStorage */
 import { ApiFailure } from './api.js';
 import { $ } from './dom.js';
@@ -7,10 +8,17 @@ const TOKEN_KEY = 'svc-emulator-admin-token';
 const SIGNED_IN = ['session', 'dashboard', 'nav', 'clock'];
 const SIGNED_OUT = ['login', 'signed-out'];
 
-/** `app`: the state, the api, the header's `announce`, and the refresher; `opened()` opens what the address names. */
-export function createSession({ state, api, announce, refresher }, opened) {
+/**
+ * `app`: the state, the api, the header's `announce`, the refresher, and (read when used) the world picker and
+ * `forgetWorld`; `opened()` opens what the address names.
+ */
+export function createSession(app, opened) {
+  const { state, api, announce, refresher } = app;
+
   async function signIn(token, { quiet = false } = {}) {
     state.token = token;
+    // The token is checked in the world it reaches by itself; the picker's choice comes after.
+    state.world = null;
     try {
       await api('GET', '/_emulator/clock');
     } catch (error) {
@@ -26,16 +34,20 @@ export function createSession({ state, api, announce, refresher }, opened) {
     sessionStorage.setItem(TOKEN_KEY, token);
     for (const id of SIGNED_OUT) $(id).hidden = true;
     for (const id of SIGNED_IN) $(id).hidden = false;
-    state.ticks = 0;
+    const note = await app.worlds.signedIn();
+    // Whatever an earlier sign-in of this tab read is forgotten: this token may reach other worlds.
+    app.forgetWorld();
     opened();
     await refresher.refresh();
-    if (!quiet) announce('Signed in.');
+    if (note) announce(note, true);
+    else if (!quiet) announce('Signed in.');
     refresher.poll();
     return true;
   }
 
   function signOut(message) {
     sessionStorage.removeItem(TOKEN_KEY);
+    app.worlds.signedOut();
     state.token = null;
     refresher.stop();
     for (const id of SIGNED_OUT) $(id).hidden = false;

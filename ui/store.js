@@ -10,10 +10,36 @@ export function createState() {
     token: null,
     /** The pending poll's timer. */
     timer: null,
-    /** Polls since signing in: scenarios are read on every SCENARIO_EVERY-th. */
+    /**
+     * The session whose world the page shows, by its id: every control call names it (api.js). Null: the world the
+     * token reaches by itself (the default world with the emulator's token, its own session with a session's).
+     */
+    world: null,
+    /** Signed in with a session's own admin token: that session's id (all the token reaches); null with the emulator's. */
+    ownSession: null,
+    /** The sessions as last listed (GET /_emulator/sessions), offered in the picker. */
+    sessions: [],
+    /** Counts the worlds shown since the page was opened: a read begun in another world is not shown in this one. */
+    epoch: 0,
+    ...worldFields(),
+  };
+}
+
+/** Forgets everything read of the world shown, as if the page had just been opened (another world is shown next). */
+export function resetWorld(state) {
+  Object.assign(state, worldFields());
+  state.epoch += 1;
+}
+
+/** What is read of one world, and chosen in it. */
+function worldFields() {
+  return {
+    /** Polls since this world was shown: scenarios and sessions are read on every few (app.js). */
     ticks: 0,
-    /** The emulator's clock as last read (ISO text), for the waits shown until a callback's next attempt. */
+    /** The world's clock as last read (ISO text), for the waits shown until a callback's next attempt. */
     clockNow: null,
+    /** The session shown as last read (GET /_emulator/sessions/{id}), for its overview; null for the default world. */
+    overview: null,
     /** The last poll failure announced, so the same one is not announced again on every poll. */
     lastError: '',
     /** The page shown of each list. */

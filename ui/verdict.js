@@ -2,8 +2,9 @@
 // client, one key's or one account's; each failed check with its reason and the request ids and webhook-ids that
 // show it, which open their call record or callback message. Judging reads the whole client log, so the panel reads
 // it when asked (Refresh verdict, a probe) and not on every poll. A probe sends an account's callback address a
-// correctly signed delivery with a stale timestamp (POST /_emulator/verdict/probe).
-import { query } from './api.js';
+// correctly signed delivery with a stale timestamp (POST /_emulator/verdict/probe). A key or account the world never
+// held is no client to judge: the panel says so instead of a verdict.
+import { ApiFailure, query } from './api.js';
 import { $, chooser, emptyRow, h, renderInto } from './dom.js';
 import { formValues } from './filters.js';
 
@@ -17,8 +18,9 @@ const STATUS_BADGE = { pass: 'badge-succeeded', fail: 'badge-failed', not_exerci
 /** `app.records` and `app.callbacks` are read when used: the parts are made in any order. */
 export function createVerdict(app) {
   const { state, api, actions } = app;
-  // The panel's own state: the filter the shown verdict was judged with, and that verdict (null: not read yet).
-  const shown = { filter: {}, verdict: null };
+  // The panel's own state: the filter the shown verdict was judged with, and that verdict (null: not read yet), or
+  // what of the filter the world never held ('key sk-…', 'account acct_…'; null: nothing missing).
+  const shown = { filter: {}, verdict: null, missing: null };
 
   /** A request id opens its call record, a webhook-id its callback message; anything else is shown as it is. */
   function evidenceOf(id, check) {
@@ -39,17 +41,35 @@ export function createVerdict(app) {
 
   const whose = ({ key, account }) => [key ? `key ${key}` : null, account ? `account ${account}` : null].filter(Boolean).join(' and ') || 'every client';
 
+  /**
+   * What of `filter` the verdict's 404 says the world never held, or null when the 404 is another's (the session
+   * shown gone, say: the poll takes the page back to the default world). The server names it in its message, as
+   * `No key … here.` or `No account … here.`; both are looked for, since with both given either may be missing.
+   */
+  function missingOf(filter, error) {
+    if (!(error instanceof ApiFailure && error.status === 404 && error.code === 'not_found')) return null;
+    if (filter.key && error.message === `No key ${filter.key} here.`) return `key ${filter.key}`;
+    if (filter.account && error.message === `No account ${filter.account} here.`) return `account ${filter.account}`;
+    return null;
+  }
+
+  const missingText = (missing) => `No ${missing} in this world.`;
+
   /** Renders the verdict held; also on every poll, so that the evidence of a chosen record or message shows as chosen. */
   function render() {
-    const { verdict, filter } = shown;
-    renderInto($('verdict-summary'), JSON.stringify([verdict?.counts, filter]), () =>
-      verdict === null
+    const { verdict, filter, missing } = shown;
+    renderInto($('verdict-summary'), JSON.stringify([verdict?.counts, filter, missing]), () =>
+      missing
+        ? missingText(missing)
+        : verdict === null
         ? 'Not judged yet: Refresh verdict judges what the clients did since the last reset.'
         : `${verdict.ok ? 'No check failed' : 'A check failed'} for ${whose(filter)}: ${verdict.counts.pass} pass, ${verdict.counts.fail} fail, ` +
           `${verdict.counts.not_exercised} not exercised.`,
     );
-    renderInto($('verdict-body'), JSON.stringify([verdict, state.record.id, state.delivery.id]), () =>
-      verdict === null
+    renderInto($('verdict-body'), JSON.stringify([verdict, missing, state.record.id, state.delivery.id]), () =>
+      missing
+        ? emptyRow(4, 'Nothing to judge: this world never held it, nor saw it used.')
+        : verdict === null
         ? emptyRow(4, 'Not judged yet.')
         : verdict.checks.map((check) =>
             h(
@@ -64,25 +84,34 @@ export function createVerdict(app) {
     );
   }
 
-  /** Judges again with the filter form's values. */
+  /** Judges again with the filter form's values; resolves with what is said of it in the header. */
   async function judge() {
     const { key = '', account = '' } = formValues($('verdict-filters'));
     const filter = { ...(key ? { key } : {}), ...(account ? { account } : {}) };
-    const verdict = await api('GET', `/_emulator/verdict${query(filter)}`);
-    shown.filter = filter;
-    shown.verdict = verdict;
+    let verdict = null;
+    let missing = null;
+    try {
+      verdict = await api('GET', `/_emulator/verdict${query(filter)}`);
+    } catch (error) {
+      missing = missingOf(filter, error);
+      if (missing === null) throw error;
+    }
+    Object.assign(shown, { filter, verdict, missing });
     render();
-    return verdict;
+    return missing ? missingText(missing) : `Verdict for ${whose(filter)}: ${verdict.counts.fail} check(s) failed.`;
+  }
+
+  /** Drops the verdict shown: it was judged in a world no longer shown. */
+  function forget() {
+    Object.assign(shown, { filter: {}, verdict: null, missing: null });
+    render();
   }
 
   function start() {
     render();
     $('verdict-filters').addEventListener('submit', (event) => {
       event.preventDefault();
-      actions.act(event.submitter ?? null, async () => {
-        const verdict = await judge();
-        return `Verdict for ${whose(shown.filter)}: ${verdict.counts.fail} check(s) failed.`;
-      });
+      actions.act(event.submitter ?? null, judge);
     });
     $('verdict-probe').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -97,5 +126,5 @@ export function createVerdict(app) {
     });
   }
 
-  return { render, start };
+  return { render, forget, start };
 }

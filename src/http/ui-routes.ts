@@ -30,12 +30,14 @@ const FILES: Readonly<Record<string, string>> = {
   'ledger.js': SCRIPT,
   'links.js': SCRIPT,
   'messages.js': SCRIPT,
+  'overview.js': SCRIPT,
   'records.js': SCRIPT,
   'refresher.js': SCRIPT,
   'session.js': SCRIPT,
   'store.js': SCRIPT,
   'tasks.js': SCRIPT,
   'verdict.js': SCRIPT,
+  'worlds.js': SCRIPT,
   'style.css': 'text/css; charset=utf-8',
 };
 

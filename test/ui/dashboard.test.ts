@@ -14,11 +14,13 @@ import type { Answer, Receiver } from '../support/receiver.ts';
 import { faultsPanelTests } from './faults-panel.ts';
 import { verdictPanelTests } from './verdict-panel.ts';
 import { servedFilesTests } from './served-files.ts';
+import { sessionsPickerTests } from './sessions-picker.ts';
 
 // The dashboard at /_emulator/ui, and the control calls it needs. The browser tests drive Debian's chromium
 // through playwright-core; without /usr/bin/chromium they are skipped, so the suite still runs on a developer's
 // machine (CI installs chromium in .ci/run). One chromium serves the file and the panels' tests it registers
-// (faults-panel.ts, verdict-panel.ts), on one page reset after each test (test/support/browser-chromium.ts).
+// (faults-panel.ts, verdict-panel.ts, served-files.ts, sessions-picker.ts), on one page reset after each test
+// (test/support/browser-chromium.ts).
 // Screenshots are taken on request only (each costs chromium a fraction of a second): SCREENSHOTS=1 saves them to
 // test-results/, UPDATE_SCREENSHOTS=1 to docs/ (the dashboard guide's) as well.
 
@@ -65,11 +67,13 @@ it('serves the dashboard page, its modules and its style without a token', async
     ['/_emulator/ui/ledger.js', 'text/javascript'],
     ['/_emulator/ui/links.js', 'text/javascript'],
     ['/_emulator/ui/messages.js', 'text/javascript'],
+    ['/_emulator/ui/overview.js', 'text/javascript'],
     ['/_emulator/ui/records.js', 'text/javascript'],
     ['/_emulator/ui/refresher.js', 'text/javascript'],
     ['/_emulator/ui/session.js', 'text/javascript'],
     ['/_emulator/ui/store.js', 'text/javascript'],
     ['/_emulator/ui/tasks.js', 'text/javascript'],
+    ['/_emulator/ui/worlds.js', 'text/javascript'],
     ['/_emulator/ui/style.css', 'text/css'],
   ] as const) {
     const res = await request(t.emulator.app).get(path);
@@ -686,3 +690,4 @@ it.skipIf(!HAS_CHROMIUM)(
 describe('the Faults panel', () => faultsPanelTests(browser));
 describe('the Verdict panel', () => verdictPanelTests(browser));
 describe('uploaded files opened in the dashboard’s tab', () => servedFilesTests(browser));
+describe('the world picker and overview', () => sessionsPickerTests(browser));
