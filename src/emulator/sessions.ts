@@ -109,7 +109,7 @@ export function createSessions(deps: SessionsDeps): Sessions {
       admin_token: token,
       created_ms: clock.now(),
       ttl_seconds: checked.ttl_seconds ?? null,
-      clock: { mode: checked.clock?.mode ?? host.options.clock ?? START_DEFAULTS.clock, speed: checked.clock?.speed ?? 1 },
+      clock: { mode: checked.clock?.mode ?? host.options.clock ?? START_DEFAULTS.clock, speed: checked.clock?.speed ?? START_DEFAULTS.speed },
       seed: checked.seed ?? null,
       accounts: state ? null : drawAccounts(checked.seed === undefined ? random : createRandom(`${checked.seed}#accounts`), random, checked.accounts),
       faults: checked.faults ?? null,

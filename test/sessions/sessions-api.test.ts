@@ -210,6 +210,21 @@ describe('a session made through the control API', () => {
     expect((await t.as(b.key).get(`/v1/tasks/${tb.body.id}`)).body.status).toBe('queued');
   });
 
+  it("serves a session's uploaded file at its address, and no other world lists it", async () => {
+    const s = await newSession();
+    const uploaded = await t.as(s.key).post('/v1/files', { content: Buffer.from('session bytes').toString('base64'), filename: 'a.txt' });
+    expect(uploaded.status).toBe(200);
+    const path = new URL(uploaded.body.url as string).pathname;
+    const served = await request(t.emulator.app).get(path);
+    expect([served.status, served.text]).toEqual([200, 'session bytes']);
+    const other = await t.api.post('/v1/files', { content: Buffer.from('default bytes').toString('base64'), filename: 'b.txt' });
+    expect((await request(t.emulator.app).get(new URL(other.body.url as string).pathname)).text).toBe('default bytes');
+    expect((await request(t.emulator.app).get('/files/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    // Ended with its session.
+    await t.admin.send((r) => r.delete(`/_emulator/sessions/${s.id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`));
+    expect((await request(t.emulator.app).get(path)).status).toBe(404);
+  });
+
   it('gives every session its own verdict and call records', async () => {
     const a = await newSession();
     const b = await newSession();
