@@ -13,6 +13,7 @@ export default defineConfig({
       'svc-emulator/proxy': fileURLToPath(new URL('./src/proxy/index.ts', import.meta.url)),
       'svc-emulator/recording': fileURLToPath(new URL('./src/recording/index.ts', import.meta.url)),
       'svc-emulator/parity': fileURLToPath(new URL('./src/parity/index.ts', import.meta.url)),
+      'svc-emulator/receiver-check': fileURLToPath(new URL('./src/receiver-check/index.ts', import.meta.url)),
       'svc-emulator': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

@@ -27,3 +27,4 @@ export type {
 export type { Verdict, CheckResult, CheckStatus, VerdictLimits } from './verdict/index.ts';
 export type { VerdictFilter, ProbeRequest, ProbeResponse } from './service/index.ts';
 export type { FaultFile, FaultRule, RuleInput, RequestMatch, RequestFault, CallbackMatch, CallbackFault } from './faults/index.ts';
+export { checkReceiver, type CheckReceiverOptions, type ReceiverCheckReport } from './receiver-check/index.ts';

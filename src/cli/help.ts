@@ -2,7 +2,7 @@
  * The help of the commands other than start, apart from their code: the CLI loads a command's modules only when
  * that command runs (the conformance suite, say, has no place in an emulator's start-up).
  */
-import { DEFAULT_BUDGET, DEFAULT_DB } from '../defaults/index.ts';
+import { DEFAULT_BUDGET, DEFAULT_DB, START_DEFAULTS } from '../defaults/index.ts';
 
 export const RECEIVE_HELP = `Usage: svc-emulator receive --secret whsec_... [options]
 
@@ -76,6 +76,10 @@ its check id and listed at GET /_emulator/proxy/deviations on the proxy's port.
                      one when started with --allow-insecure-webhooks
   --webhook-secret S with --relay-callbacks: the account's whsec_ secret, to check each callback's signature
                      (without it, signatures are checked only with --admin-url)
+  --callback-deadline-ms N
+                     with --relay-callbacks: ms of the deployment's clock a relayed task's callback has to come once
+                     a read showed the task terminal (default 60000, the first attempt's window); later, the
+                     deviation callbacks.arrival.deadline is listed, at the latest when the proxy stops
   --admin-url URL    an emulator's control API (usually the same address as --upstream), with --admin-token:
                      what the proxy sees is timed by the emulator's clock (GET /_emulator/clock), so a clock moved
                      by hand gives no false findings; with --relay-callbacks and no --webhook-secret, each callback
@@ -103,6 +107,34 @@ exercised it. Exit 0 when no check failed, 1 when one did, 2 for a usage error o
   --account A        judge only this account's requests and callbacks
   --junit FILE       write JUnit XML (a check not exercised is a skipped test case)
   --json FILE        write the verdict as JSON
+`;
+
+export const RECEIVER_CHECK_HELP = `Usage: svc-emulator receiver-check --url URL --secret whsec_... [options]
+
+Sends a webhook receiver (yours, on staging or local) a battery of real callbacks, signed as the service signs
+them, and judges each answer, one check per rule: every event type acknowledged in time; a retry acknowledged;
+forged signatures, signatures over other bytes, missing headers, timestamps more than 5 minutes off, unknown
+signature versions and cut bodies refused; both signatures of a key rotation taken; a slow body, a task at the
+documented limits and callbacks out of order acknowledged. The rules are the verdict's receiver checks. Prints one
+line per check: pass, FAIL with its reason and the deliveries that show it (webhook-id, status, time), or n/a
+when it could not be judged. Exit 0 when no check failed, 1 when one did, 2 for a usage error or a receiver that
+cannot be reached (the run stops at the first connection that fails). Callbacks go to --url only; redirects are
+not followed; no report or line shows a secret.
+
+  --url URL             the receiver's address (http:// or https://, with its path)
+  --secret S            the account's signing secret, as the receiver holds it (whsec_...; env
+                        SVC_EMULATOR_WEBHOOK_SECRET)
+  --rotated-secret S    the other secret of a key rotation: deliveries signed with both must be taken (default:
+                        a fresh secret stands in for it)
+  --effects-url URL     the receiver's test hook that answers how many times it acted on a task (a JSON number or
+                        {"count": N}; {task_id} in URL is replaced, else ?task_id= is added): a retried message
+                        must be acted on once (receiver.acts-once; n/a without it)
+  --only IDS            run only these checks (ids or globs with *, comma-separated or repeated);
+                        receiver.acknowledges, which judges the time of every answer, runs with any that needs it
+  --timeout-ms N        real ms the receiver has to answer each delivery (default ${START_DEFAULTS.webhookTimeoutMs}, the reference's)
+  --junit FILE          write JUnit XML (one testcase per check; n/a is a skipped one)
+  --json FILE           write the report as JSON (the same as checkReceiver() returns)
+  --dry-run             print what would be sent, and send nothing
 `;
 
 export const IMPORT_RECORDING_HELP = `Usage: svc-emulator import-recording DIR [--out OUTDIR] [--match request|last-user]
@@ -161,4 +193,4 @@ Usage: svc-emulator store <check|backup|restore|export> [--db PATH] [FILE]
   --db PATH        the store (default ${DEFAULT_DB})`;
 
 /** The commands `svc-emulator <command>` knows (src/cli/main.ts), for the "did you mean" of a mistyped one. */
-export const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'verdict', 'help'];
+export const COMMANDS = ['start', 'receive', 'conformance', 'store', 'proxy', 'import-recording', 'parity', 'verdict', 'receiver-check', 'help'];

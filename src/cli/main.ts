@@ -1,9 +1,10 @@
 import { VERSION } from '../version.ts';
-import { COMMANDS, CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
+import { COMMANDS, CONFORMANCE_HELP, IMPORT_RECORDING_HELP, PARITY_HELP, PROXY_HELP, RECEIVE_HELP, RECEIVER_CHECK_HELP, STORE_HELP, VERDICT_HELP } from './help.ts';
 import { HelpRequested, notACommand, UsageError } from './args.ts';
 
 // Nothing here imports the emulator's folders (the start options, the scenarios, the store) statically: the kit's
-// commands (conformance, proxy, verdict, receive) must run where the store's native binding cannot load.
+// commands (conformance, proxy, verdict, receive, receiver-check) must run where the store's native binding cannot
+// load.
 const help = (startHelp: string): string => `svc-emulator ${VERSION}: a local emulator of the content-generation service API
 
 Usage: svc-emulator <command> [options]
@@ -17,6 +18,7 @@ Commands:
   import-recording  turn a recording into scenarios and text answers the emulator replays (svc-emulator import-recording --help)
   parity    replay a recording against a deployment and report each answer that differs (svc-emulator parity --help)
   verdict   judge how a client coped: retries, idempotency, backoff, polling, its callback receiver (svc-emulator verdict --help)
+  receiver-check  send any webhook receiver a battery of signed callbacks and judge its answers (svc-emulator receiver-check --help)
 
 ${startHelp}
 ${RECEIVE_HELP}
@@ -25,7 +27,8 @@ ${STORE_HELP}
 ${PROXY_HELP}
 ${IMPORT_RECORDING_HELP}
 ${PARITY_HELP}
-${VERDICT_HELP}`;
+${VERDICT_HELP}
+${RECEIVER_CHECK_HELP}`;
 
 /** Exit codes: 0 success, 2 usage or configuration error. */
 async function main(argv: string[]): Promise<void> {
@@ -64,6 +67,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'verdict') {
       const { parseVerdictOptions, verdict } = await import('./verdict.ts');
       process.exit(await verdict(parseVerdictOptions(rest, process.env)));
+    }
+    if (command === 'receiver-check') {
+      const { parseReceiverCheckOptions, receiverCheck } = await import('./receiver-check.ts');
+      process.exit(await receiverCheck(parseReceiverCheckOptions(rest, process.env)));
     }
     throw notACommand(command, COMMANDS);
   } catch (err) {

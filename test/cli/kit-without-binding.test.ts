@@ -196,8 +196,8 @@ const chain = (from: Map<string, string | null>, module: string): string => {
 describe('the import graph', () => {
   // The kit's folders and commands, with everything they import, lazily or not; the CLI's entry statically only
   // (it imports each command when that command runs).
-  const KIT = ['conformance', 'proxy', 'observed', 'recording', 'parity', 'wire', 'points'].map((f) => `src/${f}/index.ts`);
-  const COMMANDS = ['conformance', 'proxy', 'verdict', 'receive'].map((c) => `src/cli/${c}.ts`);
+  const KIT = ['conformance', 'proxy', 'observed', 'recording', 'parity', 'wire', 'points', 'receiver-check'].map((f) => `src/${f}/index.ts`);
+  const COMMANDS = ['conformance', 'proxy', 'verdict', 'receive', 'receiver-check'].map((c) => `src/cli/${c}.ts`);
   it.each([...KIT.map((e) => [e, true] as const), ...COMMANDS.map((e) => [e, true] as const), ['src/cli/main.ts', false] as const])(
     '%s reaches neither src/store nor libsql',
     (entry, dynamic) => {
