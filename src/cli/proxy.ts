@@ -5,7 +5,7 @@ import { prepareReports, UnwrittenReport, writeReports } from './report-path.ts'
 import type { FaultRules } from '../faults/index.ts';
 import type { Recorder } from '../recording/index.ts';
 import { plural } from '../log/index.ts';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
+import { DEFAULT_CALLBACK_DEADLINE_MS, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
 
 export interface ProxyCommandOptions {
   upstream: string;
@@ -17,8 +17,8 @@ export interface ProxyCommandOptions {
   keepContent: boolean;
   /** Real ms the upstream has to send its status line; 0: no limit. */
   upstreamTimeoutMs: number;
-  /** --relay-callbacks, with its --public-url and --webhook-secret; null without it. */
-  relay: { publicUrl: string | null; webhookSecret: string | null } | null;
+  /** --relay-callbacks, with its --public-url, --webhook-secret and --callback-deadline-ms; null without it. */
+  relay: { publicUrl: string | null; webhookSecret: string | null; callbackDeadlineMs: number } | null;
   /** --admin-url and --admin-token: an emulator's control API, for its clock and its accounts' signing secrets. */
   admin: { url: string; token: string } | null;
   /** --faults FILE: fault rules to inject. */
@@ -38,6 +38,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     'relay-callbacks': { type: 'boolean' },
     'public-url': { type: 'string' },
     'webhook-secret': { type: 'string' },
+    'callback-deadline-ms': { type: 'string' },
     'admin-url': { type: 'string' },
     'admin-token': { type: 'string' },
     faults: { type: 'string' },
@@ -63,7 +64,7 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     throw new UsageError(`svc-emulator proxy: --upstream-timeout-ms ${timeout === '' ? '""' : timeout ?? ''}: must be a whole number of milliseconds, 0-${MAX_UPSTREAM_TIMEOUT_MS} (0: no limit)`);
   }
   const relaying = values['relay-callbacks'] ?? false;
-  for (const flag of ['public-url', 'webhook-secret'] as const) {
+  for (const flag of ['public-url', 'webhook-secret', 'callback-deadline-ms'] as const) {
     if (values[flag] !== undefined && !relaying) throw new UsageError(`svc-emulator proxy: --${flag} goes with --relay-callbacks`);
   }
   const publicUrl = values['public-url'];
@@ -73,6 +74,11 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
   const secret = values['webhook-secret'];
   if (secret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) {
     throw new UsageError('svc-emulator proxy: --webhook-secret: must be a whsec_ secret (whsec_ and Base64)');
+  }
+  const deadline = values['callback-deadline-ms'];
+  const callbackDeadlineMs = deadline === undefined ? DEFAULT_CALLBACK_DEADLINE_MS : /^\d+$/.test(deadline) ? Number(deadline) : NaN;
+  if (!(callbackDeadlineMs <= MAX_CALLBACK_DEADLINE_MS)) {
+    throw new UsageError(`svc-emulator proxy: --callback-deadline-ms ${deadline === '' ? '""' : deadline ?? ''}: must be a whole number of milliseconds, 0-${MAX_CALLBACK_DEADLINE_MS}`);
   }
   const adminUrl = values['admin-url'] === undefined ? undefined : originOption('proxy', 'admin-url', values['admin-url']);
   const adminToken = values['admin-token'];
@@ -87,11 +93,14 @@ export function parseProxyOptions(argv: string[]): ProxyCommandOptions {
     record: values.record ?? null,
     keepContent: values['keep-content'] ?? false,
     upstreamTimeoutMs,
-    relay: relaying ? { publicUrl: publicUrl ?? null, webhookSecret: secret ?? null } : null,
+    relay: relaying ? { publicUrl: publicUrl ?? null, webhookSecret: secret ?? null, callbackDeadlineMs } : null,
     admin: adminUrl !== undefined && adminToken ? { url: adminUrl, token: adminToken } : null,
     faults: values.faults ?? null,
   };
 }
+
+/** Thirty days of the deployment's clock: an emulator's advance of a month is the most a test of it waits. */
+const MAX_CALLBACK_DEADLINE_MS = 30 * 86_400_000;
 
 function urlOf(text: string): URL | null {
   try {
@@ -137,6 +146,7 @@ export async function proxy(options: ProxyCommandOptions): Promise<void> {
   const relay = options.relay && {
     ...(options.relay.publicUrl !== null ? { publicUrl: options.relay.publicUrl } : {}),
     ...(options.relay.webhookSecret !== null ? { webhookSecret: options.relay.webhookSecret } : {}),
+    callbackDeadlineMs: options.relay.callbackDeadlineMs,
   };
   const server = createProxy({
     upstream: options.upstream,

@@ -4,7 +4,7 @@ import { curlOf } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
 import type { CheckResult, Group } from './types.ts';
 
-const GROUPS: readonly Group[] = ['wire', 'validation', 'tasks', 'billing', 'lifecycle', 'text', 'callbacks'];
+const GROUPS: readonly Group[] = ['wire', 'validation', 'tasks', 'billing', 'lifecycle', 'text', 'callbacks', 'files'];
 
 /**
  * Why a rule of behaviour had nothing to judge in this run, or null when it had: a rule that saw nothing is not
@@ -17,6 +17,10 @@ function nothingToJudge(id: string, history: History): string | null {
   if (id.startsWith('text.')) return (history.texts ?? []).length > 0 ? null : 'no text call was answered';
   if (id.startsWith('tasks.list.')) return (history.pages ?? []).length > 0 ? null : 'no list page was read';
   if (id.startsWith('tasks.idempotency.')) return tasks.some((t) => t.key) ? null : 'no submission carried an Idempotency-Key';
+  if (id === 'billing.refusal.changes-nothing') return tasks.some((t) => t.balance && t.answer) ? null : "the account's balance was not read around a refused request (needs the control API)";
+  if (id === 'wire.retry-after.rate-limited') return (history.answers ?? []).some((a) => a.status === 429 && a.code === 'rate_limited') ? null : 'no 429 rate_limited was answered';
+  if (id.startsWith('files.result.')) return tasks.some((t) => (t.task as { status?: unknown } | null)?.status === 'succeeded') ? null : 'no succeeded task was read (needs the control API)';
+  if (id === 'tasks.isolation.observed') return (history.others ?? []).length > 0 ? null : 'no key of another account was used (needs --second-api-key, or the control API)';
   if (id === 'billing.balance.moves') return tasks.some((t) => t.balance) ? null : "the account's balance was not read around a request (needs the control API)";
   return taskRead ? null : 'no task was read';
 }

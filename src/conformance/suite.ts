@@ -12,6 +12,7 @@ import { emulatorClock, wallClock } from './deployment-clock.ts';
 import { behaviourResults } from './behaviour.ts';
 import { probeBalance } from './balance-probe.ts';
 import { createObserver } from '../observed/index.ts';
+import { ownAccount } from './own-account.ts';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -78,7 +79,10 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
   const clock = admin ? await emulatorClock(admin, timeoutMs) : wallClock();
   const observer = createObserver();
   const api = createClient(options.baseUrl, setup.apiKey, contract, timeoutMs, { now: clock.now, seen: observer.exchange });
-  const other = setup.secondKey ? createClient(options.baseUrl, setup.secondKey, contract, timeoutMs) : null;
+  // The second key's answers too: a task of the suite's account must never show through it (tasks.isolation.observed).
+  const otherObserver = createObserver();
+  const other = setup.secondKey ? createClient(options.baseUrl, setup.secondKey, contract, timeoutMs, { now: clock.now, seen: otherObserver.exchange }) : null;
+  const own = admin && setup.account ? ownAccount(observer, admin, setup.account.id, timeoutMs) : null;
   const webhookSecret = options.webhookSecret ?? setup.account?.webhookSecret;
   const listenPort = options.webhookListen ?? (options.webhookUrl ? undefined : admin ? 0 : undefined);
   const receiver = listenPort !== undefined ? await startCallbackReceiver(listenPort, { now: clock.read }) : null;
@@ -124,6 +128,7 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
           contract,
           wait,
           admin,
+          ownAccount: own,
           webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret, received, waitFor: (count, seconds) => waitForCount(received, count, seconds, wait, admin !== null) } : null,
           expect(condition, message, exchange, expected, actual) {
             if (!condition) throw new CheckFailure(message, exchange, expected, actual);
@@ -140,11 +145,13 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
         receivedMs: callback.receivedMs ?? clock.now(),
         ...(callback.receivedWallMs !== undefined ? { receivedWallMs: callback.receivedWallMs } : {}),
         ...(webhookSecret ? { secrets: [webhookSecret] } : {}),
+        ...(callback.answered !== undefined ? { answered: callback.answered } : {}),
       });
     }
     const selected = (id: string): boolean => (!options.only?.length || options.only.some((p) => matchesGlob(id, p))) && !options.skip?.some((p) => matchesGlob(id, p));
     if (admin && setup.account && selected('billing.balance.moves')) await probeBalance(api, observer, admin, setup.account.id, timeoutMs);
-    for (const result of behaviourResults(observer.history, { prices: contract.prices }, api.log, options.baseUrl, selected)) {
+    const others = other ? [{ account: '“second”', tasks: otherObserver.history.tasks ?? [], pages: otherObserver.history.pages ?? [] }] : [];
+    for (const result of behaviourResults({ ...observer.history, others }, { prices: contract.prices }, api.log, options.baseUrl, selected)) {
       results.push(result);
       options.onResult?.(result);
     }

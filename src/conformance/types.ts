@@ -1,5 +1,6 @@
 import type { Exchange } from '../wire/index.ts';
 import type { Client } from './client.ts';
+import type { OwnAccount } from './own-account.ts';
 import type { ResponseContract } from './spec.ts';
 
 export type Group = 'wire' | 'validation' | 'tasks' | 'billing' | 'lifecycle' | 'text' | 'callbacks' | 'files' | 'limits';
@@ -45,6 +46,8 @@ export interface CheckContext {
   /** Waits `seconds` of the deployment's time: the emulator's clock through the control API, else real time. */
   wait(seconds: number): Promise<void>;
   admin: { url: string; token: string } | null;
+  /** The suite's own account through the control API (its balance read around a request, more keys of it); null without it. */
+  ownAccount?: OwnAccount | null;
   webhook: { url: string; secret: string; received: ReceivedCallback[]; waitFor(count: number, seconds: number): Promise<void> } | null;
   /** Asserts, or fails the check naming what was expected against what came back. */
   expect(condition: boolean, message: string, exchange: Exchange | null, expected?: unknown, actual?: unknown): void;

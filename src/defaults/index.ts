@@ -12,6 +12,11 @@ export const DEFAULT_BUDGET = 200;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 /** The proxy's longest upstream timeout: a day (node's timers take at most 2^31 - 1 ms). */
 export const MAX_UPSTREAM_TIMEOUT_MS = 86_400_000;
+/**
+ * Deployment ms a relayed task's callback has to come through the proxy once a read showed the task terminal, by
+ * default: the first attempt's window, the minute after which a first failure would be retried.
+ */
+export const DEFAULT_CALLBACK_DEADLINE_MS = 60_000;
 
 /**
  * Where `start` and `store` keep the store unless told otherwise. Here, not in src/cli/start-options.ts, because

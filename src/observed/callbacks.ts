@@ -11,10 +11,18 @@ export const CALLBACK_CHECKS = {
   afterFinish: { id: 'callbacks.envelope.after-finish', holds: 'the envelope’s timestamp is not before the task’s finished_at' },
   asGet: { id: 'callbacks.data.as-get', holds: 'data equals the task as GET shows it once terminal (status, points, output, times)' },
   terminalOnArrival: { id: 'callbacks.get.terminal-on-arrival', holds: 'a GET issued once the callback arrived shows the terminal state' },
+  json: { id: 'callbacks.request.json', holds: 'the callback is JSON: Content-Type application/json, the body a JSON object (the envelope)' },
+  userAgent: { id: 'callbacks.request.user-agent', holds: 'User-Agent is Svc-Webhook/1.0' },
+  seconds: { id: 'callbacks.timestamp.seconds', holds: 'webhook-timestamp is Unix time in whole seconds, not milliseconds' },
+  taskObject: { id: 'callbacks.data.task-object', holds: 'the data of a task callback is the task object itself: object task, with every field of the task object' },
 } as const satisfies Record<string, CheckInfo>;
 const C = CALLBACK_CHECKS;
 
 const TOLERANCE_MS = 5 * 60 * 1000;
+/** Unix seconds stay below this until the year 5138; milliseconds have been above it since 1973. */
+const SECONDS_BELOW = 1e11;
+/** The fields of the task object. @see reference "Task object" */
+const TASK_FIELDS = ['id', 'object', 'model', 'status', 'created_at', 'started_at', 'finished_at', 'input', 'points', 'output', 'error', 'metadata'] as const;
 
 /**
  * The callbacks received, against each other and against the task reads.
@@ -35,14 +43,22 @@ export function checkCallbacks(callbacks: readonly CallbackObservation[], reads:
     }
     const sentSeconds = /^\d+$/.test(stamp) ? Number(stamp) : NaN;
     if (!(Math.abs(sentSeconds * 1000 - (callback.receivedWallMs ?? callback.receivedMs)) <= TOLERANCE_MS)) push(C.timestamp, `webhook-timestamp ${JSON.stringify(stamp)} is not within 5 minutes of receipt`);
+    if (!(sentSeconds < SECONDS_BELOW)) push(C.seconds, `webhook-timestamp ${JSON.stringify(stamp)} is not Unix seconds${/^\d{13}$/.test(stamp) ? ' (milliseconds?)' : ''}`);
+    const userAgent = callback.headers['user-agent'];
+    if (userAgent !== 'Svc-Webhook/1.0') push(C.userAgent, `User-Agent ${JSON.stringify(userAgent ?? null)}, not Svc-Webhook/1.0`);
+    const type = callback.headers['content-type'];
+    if ((type ?? '').split(';')[0]?.trim().toLowerCase() !== 'application/json') push(C.json, `Content-Type ${JSON.stringify(type ?? null)}, not application/json`);
 
     const envelope = parse(raw);
-    if (envelope?.type === 'webhook.test') continue;
-    const task = viewTask(envelope?.data);
-    if (!envelope || !task) {
-      push(C.terminalOnly, 'the body is not an envelope with a task');
+    if (!envelope) {
+      push(C.json, `the body is not a JSON object: ${JSON.stringify(raw.toString('utf8').slice(0, 80))}`);
       continue;
     }
+    if (envelope.type === 'webhook.test') continue;
+    const missing = taskObjectProblem(envelope.data);
+    if (missing) push(C.taskObject, `${String(envelope.type)}: ${missing}`);
+    const task = viewTask(envelope.data);
+    if (!task) continue;
     const taskReads = reads.get(task.id) ?? [];
     if (!isTerminal(task.status) || envelope.type !== `task.${task.status}`) push(C.terminalOnly, `type ${String(envelope.type)} for task ${task.id} in status ${task.status}`);
     const first = firstByTask.get(task.id);
@@ -75,6 +91,14 @@ function verifies(secrets: readonly string[], id: string, stamp: string, body: B
     const expected = createHmac('sha256', key).update(Buffer.concat([Buffer.from(`${id}.${stamp}.`, 'utf8'), body])).digest();
     return given.some((sig) => sig.length === expected.length && timingSafeEqual(sig, expected));
   });
+}
+
+/** How `data` falls short of a task object: not one, or without some of its fields; null when it is one. */
+function taskObjectProblem(data: unknown): string | null {
+  if (!isRecord(data)) return `data is ${JSON.stringify(data ?? null)?.slice(0, 80)}, not a task object`;
+  if (data.object !== 'task') return `data.object is ${JSON.stringify(data.object ?? null)}, not "task" (data is the task object itself)`;
+  const missing = TASK_FIELDS.filter((field) => !(field in data));
+  return missing.length > 0 ? `data has no ${missing.join(', ')}` : null;
 }
 
 function parse(raw: Buffer): Record<string, unknown> | null {

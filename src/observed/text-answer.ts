@@ -16,14 +16,31 @@ export interface TextAnswer {
   toolCall: boolean;
   /** The stream ended with an error event: its usage and ending are not judged. */
   errored: boolean;
+  /** The error event's data (parsed), when the stream ended with one. */
+  error: unknown;
+  /** Responses: `incomplete_details` of the final answer (undefined when it gave none). */
+  incompleteDetails: unknown;
+  /** Responses stream: the name (`type`) of the event that carried the final status. */
+  endEvent: string | null;
 }
 
-/** The documented endings per format; `cut` is the one that says the answer reached the maximum. @see openapi/service.yaml */
-export const ENDINGS: Readonly<Record<TextFormat, { stops: readonly string[]; cut: string }>> = {
-  chat: { stops: ['stop', 'length', 'tool_calls', 'content_filter'], cut: 'length' },
-  responses: { stops: ['completed', 'incomplete'], cut: 'incomplete' },
-  messages: { stops: ['end_turn', 'max_tokens'], cut: 'max_tokens' },
+/**
+ * The documented endings per format: `natural` the one of an answer that ended by itself, `cut` the one that says
+ * it reached the maximum. A Responses-style answer that is incomplete says why in `incomplete_details.reason`.
+ * @see reference "Streaming" (response.incomplete when output was truncated; stop_reason end_turn or max_tokens);
+ *   openapi/service.yaml ChatCompletion.finish_reason, ResponseObject.status, MessageObject.stop_reason
+ */
+export const ENDINGS: Readonly<Record<TextFormat, { stops: readonly string[]; natural: string; cut: string }>> = {
+  chat: { stops: ['stop', 'length', 'tool_calls', 'content_filter'], natural: 'stop', cut: 'length' },
+  responses: { stops: ['completed', 'incomplete'], natural: 'completed', cut: 'incomplete' },
+  messages: { stops: ['end_turn', 'max_tokens'], natural: 'end_turn', cut: 'max_tokens' },
 };
+
+/**
+ * Why a Responses-style answer is incomplete: the maximum (`max_output_tokens`), or the filter the Chat style also
+ * names (`content_filter`). The reference names only truncation; these are the Responses API's own two words.
+ */
+export const INCOMPLETE_REASONS: readonly string[] = ['max_output_tokens', 'content_filter'];
 
 export const ID_PREFIX: Readonly<Record<TextFormat, string>> = { chat: 'svcchat_', responses: 'svcresp_', messages: 'svcmsg_' };
 
@@ -31,7 +48,19 @@ const num = (value: unknown): number | null => (typeof value === 'number' && Num
 const rec = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 
 export function readAnswer(call: TextCallObservation): TextAnswer {
-  const answer: TextAnswer = { ids: [], stop: undefined, inputTokens: null, outputTokens: null, totalTokens: null, delivered: null, toolCall: false, errored: false };
+  const answer: TextAnswer = {
+    ids: [],
+    stop: undefined,
+    inputTokens: null,
+    outputTokens: null,
+    totalTokens: null,
+    delivered: null,
+    toolCall: false,
+    errored: false,
+    error: undefined,
+    incompleteDetails: undefined,
+    endEvent: null,
+  };
   const usage = (u: Record<string, unknown>, input: string, output: string): void => {
     answer.inputTokens = num(u[input]) ?? answer.inputTokens;
     answer.outputTokens = num(u[output]) ?? answer.outputTokens;
@@ -47,6 +76,7 @@ export function readAnswer(call: TextCallObservation): TextAnswer {
       usage(rec(body.usage), 'prompt_tokens', 'completion_tokens');
     } else {
       answer.stop = call.format === 'responses' ? body.status : body.stop_reason;
+      if (call.format === 'responses') answer.incompleteDetails = body.incomplete_details;
       usage(rec(body.usage), 'input_tokens', 'output_tokens');
     }
     return answer;
@@ -54,7 +84,10 @@ export function readAnswer(call: TextCallObservation): TextAnswer {
   answer.delivered = '';
   for (const raw of call.events) {
     const event = rec(raw);
-    if (event.error !== undefined || event.type === 'error') answer.errored = true;
+    if (event.error !== undefined || event.type === 'error') {
+      answer.errored = true;
+      answer.error = raw;
+    }
     if (call.format === 'chat') {
       if (event.object !== 'chat.completion.chunk') continue;
       answer.ids.push(event.id);
@@ -70,6 +103,8 @@ export function readAnswer(call: TextCallObservation): TextAnswer {
       if (event.type === 'response.output_text.delta' && typeof event.delta === 'string') answer.delivered += event.delta;
       if ((event.type === 'response.completed' || event.type === 'response.incomplete') && isRecord(event.response)) {
         answer.stop = event.response.status;
+        answer.incompleteDetails = event.response.incomplete_details;
+        answer.endEvent = event.type;
         usage(rec(event.response.usage), 'input_tokens', 'output_tokens');
       }
     } else {

@@ -5,6 +5,8 @@ import type { Deviation as ObservedDeviation } from '../observed/index.ts';
 import { curlOf, parseJson, redactSecrets } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
 import type { UpstreamTimeout } from './upstream-failure.ts';
+import { CALLBACK_DEADLINE_CHECK } from './callback-deadlines.ts';
+import type { Overdue } from './callback-deadlines.ts';
 
 /** One answer of the upstream that departs from the contract, as the proxy lists and logs it. */
 export interface Deviation {
@@ -35,7 +37,7 @@ export const UPSTREAM_TIMEOUT_CHECK = 'wire.upstream.timeout';
 export const OBSERVED_CHECKS: readonly string[] = CHECKS.map((c) => c.id).filter((id) => !ANSWER_CHECKS.includes(id));
 
 /** Every check the proxy runs, in the order it runs them: a report has a case for each, failing or not. */
-export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...OBSERVED_CHECKS, UPSTREAM_TIMEOUT_CHECK];
+export const PROXY_CHECKS: readonly string[] = [...ANSWER_CHECKS, ...Object.values(STREAM_ORDER_CHECKS), ...OBSERVED_CHECKS, UPSTREAM_TIMEOUT_CHECK, CALLBACK_DEADLINE_CHECK];
 
 /** What the proxy's checks find: an answer's deviation, or one of the shared checker's with its requests. */
 type Found = AnswerDeviation & { requestIds?: string[] };
@@ -98,6 +100,19 @@ export const timeoutDeviation = (exchange: Exchange, upstream: string, timeout: 
  */
 export const callbackDeviations = (found: readonly ObservedDeviation[], delivery: Exchange, receiver: string): Deviation[] =>
   reported(observedFound(found), delivery, receiver).map((d) => ({ ...d, path: redactSecrets(receiver).text }));
+
+/**
+ * Relayed tasks whose callback had not come `windowMs` of the deployment's clock after a read showed them terminal:
+ * each named by that read (its request id and curl line), the upstream's deviation.
+ */
+export const overdueDeviations = (overdue: readonly Overdue[], upstream: string, windowMs: number): Deviation[] =>
+  overdue.flatMap((o) =>
+    reported(
+      [{ check: CALLBACK_DEADLINE_CHECK, message: `task ${o.taskId} was read ${o.status} and no callback for it came through the proxy within ${windowMs / 1000} s of the deployment's clock`, requestIds: o.seen.requestId ? [o.seen.requestId] : [] }],
+      o.seen,
+      upstream,
+    ),
+  );
 
 function reported(found: Found[], exchange: Exchange, upstream: string): Deviation[] {
   if (found.length === 0) return [];

@@ -29,7 +29,7 @@ export function relayDelivery(
   req: IncomingMessage,
   res: ServerResponse,
   target: RelayTarget,
-  context: { now: () => number | Promise<number>; wallNow: () => number; log: (line: string) => void },
+  context: { now: () => number | Promise<number>; wallNow: () => number; log: (line: string) => void; arrived?: (body: Buffer) => void },
   relayed: (delivery: Promise<Relayed>) => void,
 ): void {
   const chunks: Buffer[] = [];
@@ -41,6 +41,8 @@ export function relayDelivery(
     // its clock) is still at the moment it sent.
     const stamped = Promise.resolve(context.now());
     const body = Buffer.concat(chunks);
+    // Come, whatever the receiver makes of it: the deadline of its arrival is met.
+    context.arrived?.(body);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
     const observation = stamped.then(async (receivedMs): Promise<CallbackObservation> => {
@@ -53,7 +55,8 @@ export function relayDelivery(
       if (done) return;
       done = true;
       const exchange = toExchange({ method: req.method ?? 'POST', path: '', requestHeaders: curlHeaders(headers), requestBody: body.toString('utf8') }, { status, headers: answerHeaders, text });
-      relayed(observation.then((seen) => ({ target, observation: seen, exchange: { ...exchange, requestId: null } })));
+      // The receiver's answer is the service's: a non-2xx is a failed delivery, which the retry rule follows.
+      relayed(observation.then((seen) => ({ target, observation: { ...seen, answered: status }, exchange: { ...exchange, requestId: null } })));
     };
 
     const url = new URL(target.original);

@@ -1,13 +1,14 @@
-import { checkHistory, createObserver } from '../observed/index.ts';
-import type { CallbackObservation, CheckContext, Deviation, History, Observer, TimedExchange } from '../observed/index.ts';
+import { answerMayDeviate, checkHistory, createObserver } from '../observed/index.ts';
+import type { CallbackObservation, CheckContext, Deviation, History, Observer, OtherAccount, TaskObservation, TimedExchange } from '../observed/index.ts';
+import type { AccountIds } from './account-ids.ts';
 
 /** How much the proxy remembers of what it relays, so that a proxy left running keeps a steady size. */
 export interface HistoryMemory {
   /** Accounts (API keys) followed at once; the one seen least recently is forgotten first. */
   accounts: number;
   /**
-   * Observations (task answers, list pages, text calls, callbacks) judged together per account: the newest this
-   * many at least, twice this many at most.
+   * Observations (answers of any endpoint, callbacks) judged together per account: the newest this many at least,
+   * twice this many at most.
    */
   observations: number;
 }
@@ -16,6 +17,8 @@ export const DEFAULT_HISTORY_MEMORY: HistoryMemory = { accounts: 64, observation
 
 /** Deviations found more than once are reported once; this many are remembered per account. */
 const REPORTED_CAP = 10_000;
+/** Tasks whose creating account is remembered (for the isolation rule's evidence); the oldest is forgotten first. */
+const CREATORS_CAP = 20_000;
 
 interface Account {
   /** The newest generation, filling up, and the one before it; together the history judged. */
@@ -33,7 +36,10 @@ export interface Histories {
   callback(account: string, delivery: CallbackObservation): Deviation[];
 }
 
-const size = (observer: Observer): number => {
+/** Every exchange is one answer, every delivery one callback. */
+const size = (observer: Observer): number => (observer.history.answers?.length ?? 0) + (observer.history.callbacks?.length ?? 0);
+/** What the task, list, text and callback rules read: when it has not grown, only the wire rules have news. */
+const read = (observer: Observer): number => {
   const h = observer.history;
   return (h.tasks?.length ?? 0) + (h.pages?.length ?? 0) + (h.texts?.length ?? 0) + (h.callbacks?.length ?? 0);
 };
@@ -44,8 +50,10 @@ const size = (observer: Observer): number => {
  * generations per account: when the newest is full it becomes the older and the older is dropped, so the history
  * judged always holds the latest `observations` and each judgment costs at most twice that.
  */
-export function createHistories(context: () => CheckContext, memory: HistoryMemory = DEFAULT_HISTORY_MEMORY): Histories {
+export function createHistories(context: () => CheckContext, memory: HistoryMemory = DEFAULT_HISTORY_MEMORY, ids: AccountIds | null = null): Histories {
   const accounts = new Map<string, Account>();
+  /** The account whose key created each task, for what a 404 to another key shows. */
+  const creators = new Map<string, string>();
 
   const accountOf = (id: string): Account => {
     let account = accounts.get(id);
@@ -60,8 +68,31 @@ export function createHistories(context: () => CheckContext, memory: HistoryMemo
     return account;
   };
 
-  const judge = (account: Account): Deviation[] => {
-    const found = checkHistory(joined(account), context()).filter((d) => {
+  /** The submissions of every followed account known to be another than `id`'s: what its key must never see. */
+  const othersOf = (id: string): OtherAccount[] =>
+    ids === null
+      ? []
+      : [...accounts]
+          .filter(([other]) => ids.distinct(id, other))
+          .map(([other, a]) => ({ account: other, tasks: [a.previous, a.current].flatMap((o) => o?.history.tasks ?? []).filter((t) => t.kind === 'submit') }));
+
+  /** What one task answer shows of the accounts: a creation, or a 404 for a task another key created. */
+  const learn = (id: string, obs: TaskObservation | null): void => {
+    if (!obs) return;
+    const status = obs.answer?.status ?? 200;
+    const created = obs.kind === 'submit' && status === 200 ? (obs.task as { id?: unknown } | null)?.id : undefined;
+    if (typeof created === 'string') {
+      creators.delete(created);
+      creators.set(created, id);
+      if (creators.size > CREATORS_CAP) creators.delete(creators.keys().next().value as string);
+    }
+    const creator = obs.target === undefined ? undefined : creators.get(obs.target);
+    if ((obs.kind === 'get' || obs.kind === 'cancel') && status === 404 && obs.answer?.code === 'not_found' && creator !== undefined) ids?.apart(id, creator);
+  };
+
+  const judge = (id: string, account: Account): Deviation[] => {
+    const others = othersOf(id);
+    const found = checkHistory({ ...joined(account), ...(others.length > 0 ? { others } : {}) }, context()).filter((d) => {
       const key = `${d.check}\n${d.message}`;
       if (account.reported.has(key)) return false;
       account.reported.add(key);
@@ -79,15 +110,16 @@ export function createHistories(context: () => CheckContext, memory: HistoryMemo
   return {
     exchange(id, timed) {
       const account = accountOf(id);
-      const before = size(account.current);
-      account.current.exchange(timed);
-      // Nothing the checker reads (a model list, a file, a refused text call): nothing new to judge.
-      return size(account.current) === before ? [] : judge(account);
+      const before = read(account.current);
+      learn(id, account.current.exchange(timed));
+      const answer = account.current.history.answers?.at(-1);
+      // Nothing a rule may find wrong (a model list, a file): kept as evidence of its key, nothing new to judge.
+      return read(account.current) === before && !(answer && answerMayDeviate(answer)) ? [] : judge(id, account);
     },
     callback(id, delivery) {
       const account = accountOf(id);
       account.current.callback(delivery);
-      return judge(account);
+      return judge(id, account);
     },
   };
 }
@@ -104,5 +136,6 @@ function joined(account: Account): History {
     pages: parts.flatMap(([g, h]) => (h.pages ?? []).map((page) => ({ ...page, walk: `${g}/${page.walk}` }))),
     texts: parts.flatMap(([, h]) => h.texts ?? []),
     callbacks: parts.flatMap(([, h]) => h.callbacks ?? []),
+    answers: parts.flatMap(([, h]) => h.answers ?? []),
   };
 }

@@ -17,6 +17,8 @@ export interface ReadRequest {
   body: Buffer;
   startedMs: number;
   sentMs: number | Promise<number>;
+  /** A submission whose `webhook_url` the relay replaced: its task's callback comes through the proxy. */
+  relayed?: boolean;
 }
 
 export interface RelayDeps {
@@ -30,6 +32,8 @@ export interface RelayDeps {
   log: (line: string) => void;
   /** A callback has come: judge it once it has been passed on (or could not be). */
   relayed: (delivery: Promise<Relayed>) => void;
+  /** A callback has come, with this raw body: as soon as it is read, before it is passed on. */
+  arrived?: (body: Buffer) => void;
 }
 
 /** The proxy's two routes of the callback relay: task submissions, and the callbacks that come back. */
@@ -58,7 +62,7 @@ export function relayRoutes(
         const base = deps.ownBase();
         const secrets = deps.signing(req.headers);
         const body = account === null || base === null ? null : relay.rewrite(sent, { account, ...(secrets ? { secrets } : {}) }, base);
-        deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs }, injected);
+        deps.forward(req, res, { sent, body: body ?? sent, startedMs, sentMs, ...(body ? { relayed: true } : {}) }, injected);
       };
       // Read already (the fault rules read every body first).
       if (read) return rewrite(read.sent, read.startedMs, read.sentMs);
@@ -77,7 +81,7 @@ export function relayRoutes(
         answerJson(res, 404, { error: { code: 'not_found', message: 'This proxy relays no callback to this address (an unknown token, or one long forgotten).' } });
         return;
       }
-      relayDelivery(req, res, target, { now: () => deps.time.after(), wallNow: deps.now, log: deps.log }, deps.relayed);
+      relayDelivery(req, res, target, { now: () => deps.time.after(), wallNow: deps.now, log: deps.log, ...(deps.arrived ? { arrived: deps.arrived } : {}) }, deps.relayed);
     },
   };
 }

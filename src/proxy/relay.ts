@@ -16,6 +16,14 @@ export interface RelayOptions {
   webhookSecret?: string;
   /** Callback addresses remembered at once (default 20000); the oldest is forgotten first, its callbacks then 404. */
   addresses?: number;
+  /**
+   * Deployment ms a relayed task's callback has to come through the proxy once a read showed the task terminal
+   * (default 60000: the first attempt's window); later, `callbacks.arrival.deadline` is reported, at the latest when
+   * the proxy stops.
+   */
+  callbackDeadlineMs?: number;
+  /** Real ms after the read that showed a task terminal before its callback may be overdue (default 1000). */
+  callbackGraceMs?: number;
 }
 
 /** The signing secrets a callback received at a deployment time (ms) is checked with; none: not checked. */

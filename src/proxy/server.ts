@@ -12,9 +12,11 @@ import { HOP_BY_HOP } from '../wire/index.ts';
 import type { FaultRules } from '../faults/index.ts';
 import { createRandom, ids } from '../random/index.ts';
 import type { Random } from '../random/index.ts';
-import { accountOf } from './account.ts';
+import { accountOf, keyOf } from './account.ts';
+import { createAccountIds } from './account-ids.ts';
+import { createCallbackDeadlines } from './callback-deadlines.ts';
 import { signingSecrets } from './account-secrets.ts';
-import { callbackDeviations, deviationLine, exchangeDeviations, timeoutDeviation } from './checks.ts';
+import { callbackDeviations, deviationLine, exchangeDeviations, overdueDeviations, timeoutDeviation } from './checks.ts';
 import type { Deviation } from './checks.ts';
 import type { Relayed } from './deliveries.ts';
 import { controlTime, knownTime } from './deployment-time.ts';
@@ -29,7 +31,7 @@ import type { RelayOptions } from './relay.ts';
 import { relayRoutes } from './relay-routes.ts';
 import type { ReadRequest } from './relay-routes.ts';
 import { answerUpstreamFailure, UPSTREAM_FAILURES, UpstreamTimeout } from './upstream-failure.ts';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
+import { DEFAULT_CALLBACK_DEADLINE_MS, DEFAULT_UPSTREAM_TIMEOUT_MS, MAX_UPSTREAM_TIMEOUT_MS } from '../defaults/index.ts';
 
 export interface ProxyOptions {
   /** The service to forward to: scheme, host and port (a path prefix is kept). */
@@ -125,8 +127,14 @@ export function createProxy(options: ProxyOptions): Proxy {
   let contract: ResponseContract | null = null;
   let prices: Record<string, PriceRule> | null = null;
   // The price rules of the task models, as the document states them, for the shared checker's points rules.
-  const histories = createHistories(() => ({ prices: (prices ??= Object.fromEntries([...createContract().taskModels.values()].map((m) => [m.id, m.pricing]))) }), options.historyMemory);
+  // Which keys are other accounts': the control API says, or the service shows it (a 404 for another key's task).
+  const accountIds = createAccountIds(admin, CONTROL_TIMEOUT_MS);
+  const histories = createHistories(() => ({ prices: (prices ??= Object.fromEntries([...createContract().taskModels.values()].map((m) => [m.id, m.pricing]))) }), options.historyMemory, accountIds);
   const relay = options.relay ? createRelay(options.relay) : null;
+  const windowMs = options.relay?.callbackDeadlineMs ?? DEFAULT_CALLBACK_DEADLINE_MS;
+  if (!Number.isInteger(windowMs) || windowMs < 0) throw new Error(`the callback deadline must be a whole number of ms, not ${windowMs}`);
+  // A relayed task's callback, once a read showed the task terminal, within the window of the deployment's clock.
+  const deadlines = relay ? createCallbackDeadlines({ windowMs, graceMs: options.relay?.callbackGraceMs ?? 1000 }) : null;
   /** The proxy's address as the service reaches it: given, or known once it listens. */
   let ownBase: string | null = options.relay?.publicUrl ?? null;
   let checked = 0;
@@ -157,13 +165,23 @@ export function createProxy(options: ProxyOptions): Proxy {
    * Checks one exchange once it has ended. `stamps`: the deployment's time at the request's arrival and at the
    * answer's headers (the service read what it answered before it began the answer: the headers bound the read).
    */
-  const check = (ended: () => EndedExchange, account: string | null, stamps: { sentMs: number | Promise<number>; receivedMs: number | Promise<number> }): void =>
+  const check = (
+    ended: () => EndedExchange,
+    from: { account: string | null; key: string | null; relayed: boolean },
+    stamps: { sentMs: number | Promise<number>; receivedMs: number | Promise<number> },
+  ): void =>
     later('an exchange', async () => {
       const exchange = ended();
       contract ??= loadResponseContract();
+      const { account, key } = from;
       const timed = { exchange: exchange.exchange, sentMs: await stamps.sentMs, receivedMs: await stamps.receivedMs };
+      if (account !== null && key !== null) await accountIds.learn(account, key);
       const across = exchange.complete && account !== null ? histories.exchange(account, timed) : [];
       report(exchangeDeviations(contract, upstreamBase, exchange.exchange, exchange.complete, across));
+      if (deadlines && exchange.complete) {
+        deadlines.exchange(exchange.exchange, from.relayed, timed.receivedMs, now());
+        list(overdueDeviations(deadlines.overdue(timed.receivedMs, now()), upstreamBase, windowMs));
+      }
       options.onExchange?.(exchange);
     });
 
@@ -171,6 +189,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     later('a callback', async () => {
       const relayed = await delivery;
       list(callbackDeviations(histories.callback(relayed.target.account, relayed.observation), relayed.exchange, relayed.target.original));
+      if (deadlines) list(overdueDeviations(deadlines.overdue(relayed.observation.receivedMs, now()), upstreamBase, windowMs));
     });
 
   /**
@@ -190,6 +209,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const account = accountOf(req.headers);
+    const key = keyOf(req.headers);
     let clientGone = false;
     // No status line came in time and the client has the proxy's answer: what the upstream request does next is moot.
     let gaveUp = false;
@@ -223,7 +243,7 @@ export function createProxy(options: ProxyOptions): Proxy {
             ),
             ...(injected ? { injected } : {}),
           }),
-          account,
+          { account, key, relayed: read?.relayed === true },
           { sentMs, receivedMs },
         );
       });
@@ -291,6 +311,7 @@ export function createProxy(options: ProxyOptions): Proxy {
         signing: signingSecrets({ webhookSecret: options.relay?.webhookSecret, admin, timeoutMs: CONTROL_TIMEOUT_MS, wallNow: now, log }),
         log,
         relayed: judgeCallback,
+        ...(deadlines ? { arrived: (body: Buffer) => deadlines.arrived(body) } : {}),
       })
     : null;
 
@@ -300,6 +321,27 @@ export function createProxy(options: ProxyOptions): Proxy {
   const route = (req: IncomingMessage, res: ServerResponse, path: string, read?: ReadRequest, injected: Injected | null = null): void => {
     if (routes && req.method === 'POST' && path === '/v1/tasks') return routes.submit(req, res, read, injected);
     return forward(req, res, read, injected);
+  };
+
+  /**
+   * Lists the relayed callbacks overdue now on the deployment's clock. At a stop (`last`), a task that is overdue
+   * but was seen terminal less than the grace ago gets the rest of its grace first: the proxy still takes callbacks.
+   */
+  const lookForOverdue = async (last: boolean): Promise<void> => {
+    if (!deadlines) return;
+    await Promise.all([...pending]);
+    const at = await Promise.resolve()
+      .then(() => time.after())
+      .catch(() => null);
+    if (at === null) return log("proxy: the deployment's time could not be read: callbacks not yet come are not judged");
+    const left = last ? deadlines.graceLeft(at, now()) : 0;
+    if (left > 0) {
+      await new Promise((resolve) => setTimeout(resolve, left));
+      await Promise.all([...pending]);
+    }
+    list(overdueDeviations(deadlines.overdue(at, now()), upstreamBase, windowMs));
+    const waiting = last ? deadlines.waiting() : 0;
+    if (waiting > 0) log(`proxy: stopped with ${waiting} relayed task(s) seen terminal and still within their callback's window (${windowMs} ms of the deployment's clock): not judged`);
   };
 
   const server = createServer((req, res) => {
@@ -312,7 +354,8 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (path === '/_emulator/proxy/faults' && req.method === 'GET') return answerJson(res, 200, { data: faults?.list() ?? [] });
     if (routes && path.startsWith(CALLBACK_PATH)) return routes.deliver(req, res, path.slice(CALLBACK_PATH.length));
     if (path === '/_emulator/proxy/deviations' && req.method === 'GET') {
-      void Promise.all([...pending]).then(() => answerJson(res, 200, { data: found, count: found.length }));
+      // Callbacks overdue by now are among them.
+      void lookForOverdue(false).then(() => answerJson(res, 200, { data: found, count: found.length }));
       return;
     }
     answerJson(res, 404, {
@@ -339,6 +382,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       });
     },
     async close() {
+      // The last look for callbacks that never came, while the proxy still takes them.
+      await lookForOverdue(true);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -133,9 +133,10 @@ describe('--fail-on-skip', () => {
     expect(budgetLines[0]).toBe('running as the given key; budget 200 points');
     expect(budgetLines).toContain('skip billing.freeze.video-720p-5s (would spend up to 1188 points; 200 left of the budget of 200 (--budget))');
     expect(budgetLines.slice(-2)).toEqual([
-      '--fail-on-skip: 2 skipped, so this run fails: billing.freeze.video-720p-5s, billing.freeze.video-480p-4s',
-      // The two that ran, and the two rules of behaviour about the freeze (billing.freeze.*) over what they saw.
-      '4 passed, 0 failed, 2 skipped',
+      '--fail-on-skip: 4 skipped, so this run fails: billing.freeze.video-720p-5s, billing.freeze.video-480p-4s, billing.freeze.video-1080p-5s, billing.freeze.avatar-max',
+      // The three that ran (notes, avatar standard and fast), and the two rules of behaviour about the freeze
+      // (billing.freeze.*) over what they saw.
+      '5 passed, 0 failed, 4 skipped',
     ]);
   }, 180_000);
 });

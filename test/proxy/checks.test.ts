@@ -193,8 +193,8 @@ function deviatingUpstream(): Promise<string> {
       return { format: 'responses', events };
     },
     'POST /v1/messages': () => ({ format: 'messages', events: blocks(real.streams['messages']?.text ?? '').filter((b) => !named('ping')(b)) }),
-    // An error event with a code the reference does not name for one.
-    'POST /v1/messages bad-error': () => ({ format: 'messages', events: blocks((real.streams['messages-midstream']?.text ?? '').replaceAll('service_unavailable', 'rate_limited')) }),
+    // An error event with a code the reference does not name for one (its request_id the deviating server's own).
+    'POST /v1/messages bad-error': () => ({ format: 'messages', events: blocks((real.streams['messages-midstream']?.text ?? '').replaceAll('service_unavailable', 'rate_limited').replace(/req_[a-z0-9]{24}/g, REQUEST_ID)) }),
   };
   const answerJson = (res: ServerResponse, body: unknown): void =>
     void res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': REQUEST_ID }).end(JSON.stringify(body));
@@ -340,7 +340,7 @@ it('the JUnit report has one case per check, failing with each deviation and its
   const cases = child(suite, 'testcase');
   expect(cases.map((c) => c.attributes['name'])).toEqual([...PROXY_CHECKS]);
   // Each answer's checks, the stream orders, every rule of the shared checker but the one each answer already
-  // checks (task times in Beijing time), and the upstream timeout.
+  // checks (task times in Beijing time), the upstream timeout, and the relayed callbacks' deadline.
   expect(PROXY_CHECKS).toEqual([
     'wire.status.no-5xx',
     'wire.request-id.every-answer',
@@ -354,6 +354,7 @@ it('the JUnit report has one case per check, failing with each deviation and its
     'text.messages.stream.order',
     ...CHECKS.map((c) => c.id).filter((id) => id !== 'wire.time.beijing'),
     'wire.upstream.timeout',
+    'callbacks.arrival.deadline',
   ]);
   expect(PROXY_CHECKS).toEqual(expect.arrayContaining(['lifecycle.status.forward-only', 'billing.points.settled', 'callbacks.signature.verifies']));
   const failing = Object.fromEntries(

@@ -134,7 +134,7 @@ function deviatingUpstream(): { server: Server; url: Promise<string>; release: (
     // Answers nothing until released: a client can leave before the upstream has answered.
     if (route === 'GET /v1/tasks/T000000000000HOLDIN') return void held.then(() => json(res, 200, goodTask));
     if (route === 'POST /v1/chat/completions') {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'X-Request-Id': REQUEST_ID });
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', 'X-Request-Id': REQUEST_ID });
       res.write(HELD_FIRST);
       void held.then(() => res.end(HELD_REST));
       return;
@@ -185,6 +185,8 @@ it('in front of a deviating server: lists and logs each deviation with its check
     'tasks.list.no-gap GET /v1/tasks?limit=1',
     'wire.schema.response GET /v1/tasks/T000000000000MISSIN',
     'wire.error-shape.body GET /v1/tasks/T000000000000MISSIN',
+    // A 404 to a task's own path says not_found: this one says nothing.
+    'tasks.not-found.code GET /v1/tasks/T000000000000MISSIN',
   ]);
   // The held stream matched the document and kept the chat order: no deviation of its own.
   expect(data.filter((d) => d.path === '/v1/chat/completions')).toEqual([]);

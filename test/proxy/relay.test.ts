@@ -140,10 +140,11 @@ it('uses --public-url for the address it gives the service, and leaves alone an 
 it('parses --relay-callbacks with --public-url and --webhook-secret, and refuses them without it', () => {
   const base = ['--upstream', 'http://127.0.0.1:4010'];
   expect(parseProxyOptions(base).relay).toBeNull();
-  expect(parseProxyOptions([...base, '--relay-callbacks']).relay).toEqual({ publicUrl: null, webhookSecret: null });
+  expect(parseProxyOptions([...base, '--relay-callbacks']).relay).toEqual({ publicUrl: null, webhookSecret: null, callbackDeadlineMs: 60_000 });
   expect(parseProxyOptions([...base, '--relay-callbacks', '--public-url', 'https://p.example.com', '--webhook-secret', 'whsec_c2VjcmV0']).relay).toEqual({
     publicUrl: 'https://p.example.com',
     webhookSecret: 'whsec_c2VjcmV0',
+    callbackDeadlineMs: 60_000,
   });
   expect(() => parseProxyOptions([...base, '--public-url', 'https://p.example.com'])).toThrow('--public-url goes with --relay-callbacks');
   expect(() => parseProxyOptions([...base, '--relay-callbacks', '--webhook-secret', 'nope'])).toThrow('must be a whsec_ secret');

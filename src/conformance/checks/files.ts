@@ -19,7 +19,7 @@ const TIMEOUT_MS = 60_000;
  * Fetches a file address as any holder of it would: no key (the address is the secret), the bytes as they come.
  * The exchange names the address (its path when it is on the deployment's own host).
  */
-async function download(ctx: CheckContext, url: string): Promise<{ exchange: Exchange; bytes: Buffer }> {
+export async function download(ctx: CheckContext, url: string): Promise<{ exchange: Exchange; bytes: Buffer }> {
   const path = url.startsWith(`${ctx.api.baseUrl}/`) ? url.slice(ctx.api.baseUrl.length) : url;
   let res: Response;
   let bytes: Buffer;

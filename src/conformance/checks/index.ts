@@ -1,12 +1,21 @@
 import type { Check } from '../types.ts';
 import { callbackRetryChecks } from './callback-retries.ts';
+import { callbackDetailChecks } from './callback-details.ts';
 import { callbackChecks } from './callbacks.ts';
+import { callbackScheduleChecks } from './callback-schedule.ts';
+import { consequenceChecks } from './consequences.ts';
 import { fileChecks } from './files.ts';
+import { inputChecks } from './inputs.ts';
 import { lifecycleChecks } from './lifecycle.ts';
 import { limitChecks } from './limits.ts';
+import { listChecks } from './lists.ts';
+import { priceChecks } from './prices.ts';
+import { resultChecks } from './results.ts';
 import { taskEndChecks } from './task-ends.ts';
 import { taskChecks } from './tasks.ts';
+import { streamChecks } from './streams.ts';
 import { textChecks } from './text.ts';
+import { uploadChecks } from './uploads.ts';
 import { validationChecks } from './validation.ts';
 import { wireChecks } from './wire.ts';
 
@@ -22,8 +31,17 @@ export const ALL_CHECKS: Check[] = [
   ...taskEndChecks,
   ...lifecycleChecks,
   ...textChecks,
+  ...streamChecks,
   ...fileChecks,
+  ...uploadChecks,
+  ...priceChecks,
+  ...inputChecks,
+  ...resultChecks,
+  ...listChecks,
   ...limitChecks,
   ...callbackChecks,
   ...callbackRetryChecks,
+  ...callbackDetailChecks,
+  ...callbackScheduleChecks,
+  ...consequenceChecks,
 ];

@@ -72,7 +72,13 @@ export function callback(data: Json, options: { sentS?: number; receivedS?: numb
   const id = options.id ?? 'msg_2kq8d6Wv1';
   const signature = new Webhook(SECRET).sign(id, new Date(T0 + sentS * 1000), body);
   return {
-    headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor((T0 + sentS * 1000) / 1000)), 'webhook-signature': signature, 'user-agent': 'Svc-Webhook/1.0' },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor((T0 + sentS * 1000) / 1000)),
+      'webhook-signature': signature,
+      'user-agent': 'Svc-Webhook/1.0',
+    },
     body: new TextEncoder().encode(options.tamper === true ? body.replace('note details', 'note detail!') : body),
     receivedMs: T0 + (options.receivedS ?? sentS + 0.2) * 1000,
     secrets: [SECRET],

@@ -54,7 +54,7 @@ it('reads a text call whole or as its stream, with the maximum asked for and whe
   const stream = 'data: {"id":"svcchat_2"}\n\ndata: [DONE]\n\n';
   observer.exchange(at(toExchange(sent('POST', '/v1/messages', { max_tokens: 4, messages: [{ role: 'user', content: [{ type: 'text', text: ' ' }] }] }), { status: 200, headers: new Headers({ 'content-type': 'text/event-stream' }), text: stream }), 10));
   expect(observer.history.texts).toEqual([
-    { requestId: 'req_1', format: 'chat', maxTokens: 8, promptNonEmpty: true, streamed: false, body: { id: 'svcchat_1' } },
-    { requestId: null, format: 'messages', maxTokens: 4, promptNonEmpty: false, streamed: true, events: [{ id: 'svcchat_2' }] },
+    { requestId: 'req_1', format: 'chat', maxTokens: 8, promptNonEmpty: true, request: expect.any(String) as unknown, streamed: false, body: { id: 'svcchat_1' } },
+    { requestId: null, format: 'messages', maxTokens: 4, promptNonEmpty: false, request: expect.any(String) as unknown, streamed: true, events: [{ id: 'svcchat_2' }] },
   ]);
 });
