@@ -1,4 +1,4 @@
-import { ConformanceSetupError, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
+import { ConformanceSetupError, coverageLine, failureText, junitXml, runConformance, summaryLine } from '../conformance/index.ts';
 import type { SuiteOptions, SuiteReport } from '../conformance/index.ts';
 import { HelpRequested, originOption, parseCommandArgs, UsageError } from './args.ts';
 import { CONFORMANCE_HELP } from './help.ts';
@@ -105,6 +105,8 @@ export async function conformance(options: ConformanceOptions): Promise<number> 
     console.error(`svc-emulator conformance: ${said}`);
     return 2;
   }
+  // The score first, then what decides the exit: the summary stays the last line, as scripts read it.
+  console.log(coverageLine(report));
   const skipped = report.results.filter((r) => r.status === 'skipped');
   const failOnSkip = options.failOnSkip === true && skipped.length > 0;
   if (failOnSkip) console.log(`--fail-on-skip: ${skipped.length} skipped, so this run fails: ${skipped.map((r) => r.id).join(', ')}`);

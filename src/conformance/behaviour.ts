@@ -1,4 +1,4 @@
-import { CHECKS, checkHistory } from '../observed/index.ts';
+import { CHECKS, checkHistory, readAnswer } from '../observed/index.ts';
 import type { CheckContext as HistoryContext, CheckInfo, Deviation, History } from '../observed/index.ts';
 import { curlOf } from '../wire/index.ts';
 import type { Exchange } from '../wire/index.ts';
@@ -13,8 +13,15 @@ const GROUPS: readonly Group[] = ['wire', 'validation', 'tasks', 'billing', 'lif
 function nothingToJudge(id: string, history: History): string | null {
   const tasks = history.tasks ?? [];
   const taskRead = tasks.some((t) => (t.answer?.status ?? 200) === 200) || (history.pages ?? []).some((p) => p.items.length > 0);
-  if (id.startsWith('callbacks.')) return (history.callbacks ?? []).length > 0 ? null : 'no callback was received (needs a callback receiver: --webhook-listen, or the control API)';
-  if (id.startsWith('text.')) return (history.texts ?? []).length > 0 ? null : 'no text call was answered';
+  const callbacks = history.callbacks ?? [];
+  const texts = history.texts ?? [];
+  if (id.startsWith('callbacks.') && callbacks.length === 0) return 'no callback was received (needs a callback receiver: --webhook-listen, or the control API)';
+  if (id.startsWith('text.') && texts.length === 0) return 'no text call was answered';
+  // Two rules whose evidence the suite brings about only through the control API (a receiver told to fail, a
+  // stream cut by a scenario): without it they would pass on no evidence, and count as exercised in the score.
+  if (id === 'callbacks.retry.schedule') return callbacks.some((c) => c.answered !== undefined && (c.answered < 200 || c.answered > 299)) ? null : 'no callback delivery was answered other than 2xx (the suite fails deliveries only with the control API)';
+  if (id === 'text.stream.error-event') return texts.some((t) => readAnswer(t).errored) ? null : 'no stream ended with an error event (the suite cuts one only with the control API)';
+  if (id.startsWith('callbacks.') || id.startsWith('text.')) return null;
   if (id.startsWith('tasks.list.')) return (history.pages ?? []).length > 0 ? null : 'no list page was read';
   if (id.startsWith('tasks.idempotency.')) return tasks.some((t) => t.key) ? null : 'no submission carried an Idempotency-Key';
   if (id === 'billing.refusal.changes-nothing') return tasks.some((t) => t.balance && t.answer) ? null : "the account's balance was not read around a refused request (needs the control API)";

@@ -1,6 +1,4 @@
-import { CHECKS } from '../observed/index.ts';
-import { ALL_CHECKS } from './checks/index.ts';
-import type { Group } from './types.ts';
+import { COVERAGE } from './coverage-table/index.ts';
 
 /** The page that holds the list of checks, from the repository's root. */
 export const CHECK_LIST_PAGE = 'docs/reference/conformance-checks.md';
@@ -12,20 +10,20 @@ const ORDER: readonly string[] = ['wire', 'validation', 'tasks', 'billing', 'lif
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /**
- * The docs' list of every check by group: the suite's checks (what each sets up and holds) and the rules of
- * behaviour judged over everything a run saw (the suite's and the proxy's), so the list cannot drift from the code.
+ * The docs' list of every check by group, from the coverage table: the suite's checks (what each sets up and
+ * holds) and the rules of behaviour judged over everything a run saw (the suite's and the proxy's), each with the
+ * endpoints and behaviour it exercises and whether it needs the control API, so the list cannot drift from the code.
  */
 export function checkListMarkdown(): string {
   const rows = new Map<string, string[]>();
   const add = (group: string, row: string): void => void rows.set(group, [...(rows.get(group) ?? []), row]);
-  for (const check of ALL_CHECKS) add(groupOf(check.id, check.group), `| \`${check.id}\` | check | ${cell(check.title)} |`);
-  for (const rule of CHECKS) add(groupOf(rule.id, null), `| \`${rule.id}\` | rule | ${cell(rule.holds)} |`);
+  for (const row of COVERAGE) {
+    const endpoints = row.endpoints.map((e) => `\`${e}\``).join(', ');
+    add(row.id.split('.')[0] ?? 'tasks', `| \`${row.id}\` | ${row.kind} | ${cell(row.rule)} | ${cell(endpoints)} | ${cell(row.behaviour)} | ${row.control ? 'needed' : ''} |`);
+  }
   const groups = [...rows.keys()].sort((a, b) => rank(a) - rank(b));
-  return groups.map((group) => [`**${group}**`, '', '| id | kind | what it holds |', '|---|---|---|', ...(rows.get(group) ?? []), ''].join('\n')).join('\n');
-}
-
-function groupOf(id: string, group: Group | null): string {
-  return id.split('.')[0] ?? group ?? 'tasks';
+  const head = ['| id | kind | what it holds | endpoints | behaviour | control API |', '|---|---|---|---|---|---|'];
+  return groups.map((group) => [`**${group}**`, '', ...head, ...(rows.get(group) ?? []), ''].join('\n')).join('\n');
 }
 
 function rank(group: string): number {

@@ -1,7 +1,10 @@
 export { runConformance, matchesGlob, DEFAULT_BUDGET } from './suite.ts';
 export type { SuiteOptions, SuiteReport } from './suite.ts';
 export { ConformanceSetupError, FUNDED_POINTS } from './setup.ts';
-export { junitXml, failureText, summaryLine } from './report.ts';
+export { junitXml, failureText, summaryLine, coverageLine } from './report.ts';
+/** The one table of every check and rule (what each exercises, whether it needs the control API), and a run's score. */
+export { COVERAGE, coverageOf } from './coverage-table/index.ts';
+export type { Coverage, CoverageCount, CoverageRow, Endpoint } from './coverage-table/index.ts';
 export { ALL_CHECKS } from './checks/index.ts';
 /** The rules of behaviour the suite judges over everything its account saw (src/observed), after its own checks. */
 export { CHECKS as BEHAVIOUR_CHECKS } from '../observed/index.ts';

@@ -1,4 +1,5 @@
 import { escapeXml } from '../junit/index.ts';
+import { coverageLine as lineOf } from './coverage-table/index.ts';
 import type { SuiteReport } from './suite.ts';
 import type { CheckResult } from './types.ts';
 
@@ -18,7 +19,21 @@ export function failureText(result: CheckResult): string {
 
 export const summaryLine = (report: SuiteReport): string => `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped`;
 
-/** JUnit XML as CI systems read it: one testsuite per group, one testcase per check. */
+/** The run's score, the line before the summary: rules reachable through the public API exercised, and all. */
+export const coverageLine = (report: SuiteReport): string => lineOf(report.coverage);
+
+/**
+ * The score as JUnit properties of the whole run (`coverage.public.exercised`, ...), on the testsuites element:
+ * parsers that know no properties there pass over them, and the per-group suites keep only their own counts.
+ */
+function coverageProperties(report: SuiteReport): string {
+  const properties = (['public', 'all'] as const).flatMap((scope) =>
+    (['rules', 'exercised', 'passed'] as const).map((count) => `    <property name="coverage.${scope}.${count}" value="${report.coverage[scope][count]}"/>`),
+  );
+  return ['  <properties>', ...properties, '  </properties>'].join('\n');
+}
+
+/** JUnit XML as CI systems read it: the run's coverage as properties, one testsuite per group, one testcase per check. */
 export function junitXml(report: SuiteReport): string {
   const groups = new Map<string, CheckResult[]>();
   for (const r of report.results) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
@@ -37,5 +52,5 @@ export function junitXml(report: SuiteReport): string {
     const time = results.reduce((t, r) => t + r.durationMs, 0) / 1000;
     return `  <testsuite name="conformance.${group}" tests="${results.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-emulator conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-emulator conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${coverageProperties(report)}\n${suites.join('\n')}\n</testsuites>\n`;
 }

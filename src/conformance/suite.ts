@@ -13,6 +13,8 @@ import { behaviourResults } from './behaviour.ts';
 import { probeBalance } from './balance-probe.ts';
 import { createObserver } from '../observed/index.ts';
 import { ownAccount } from './own-account.ts';
+import { coverageOf } from './coverage-table/index.ts';
+import type { Coverage } from './coverage-table/index.ts';
 
 export interface SuiteOptions {
   baseUrl: string;
@@ -49,6 +51,11 @@ export interface SuiteReport {
   passed: number;
   failed: number;
   skipped: number;
+  /**
+   * The run's score against the coverage table (src/conformance/coverage-table): of the rules reachable through the
+   * public API, and of all of them, how many this run exercised (passed or failed) and how many passed.
+   */
+  coverage: Coverage;
   /** The account the suite made and funded through the control API (it ran as that account's key), or null. */
   account: { id: string; points: string } | null;
   /** Points the suite could spend; null when none applies (an account funded through the control API). */
@@ -165,6 +172,7 @@ export async function runConformance(options: SuiteOptions): Promise<SuiteReport
     passed: results.filter((r) => r.status === 'passed').length,
     failed: results.filter((r) => r.status === 'failed').length,
     skipped: results.filter((r) => r.status === 'skipped').length,
+    coverage: coverageOf(results),
     account,
     budget: limit,
     results,

@@ -5,7 +5,7 @@ import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.ts';
 import { parseConformanceOptions } from '../../src/cli/conformance.ts';
-import { ALL_CHECKS, BEHAVIOUR_CHECKS, ConformanceSetupError, runConformance } from '../../src/conformance/index.ts';
+import { ALL_CHECKS, BEHAVIOUR_CHECKS, ConformanceSetupError, COVERAGE, runConformance } from '../../src/conformance/index.ts';
 import type { SuiteReport } from '../../src/conformance/index.ts';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
@@ -22,6 +22,13 @@ const ADMIN = 'cli-conformance-admin';
 const DEMO_KEY = 'sk-emulator-demo';
 
 type Run = CommandRun;
+
+/** How many rules of the coverage table are reachable through the public API, and how many there are in all. */
+const PUBLIC = COVERAGE.filter((row) => !row.control).length;
+const ALL = COVERAGE.length;
+/** The line a run prints before its summary: `public` rules reachable through the public API exercised, `all` in all. */
+const coverageLine = (open: [number, number], all: [number, number]): string =>
+  `coverage: ${open[0]} of ${PUBLIC} rules reachable through the public API exercised (${open[1]} passed); ${all[0]} of ${ALL} with the control API (${all[1]} passed)`;
 
 const conformance = (args: string[]): Promise<Run> => runCommand(['conformance', ...args], 150_000);
 
@@ -78,7 +85,7 @@ async function account(base: string, id: string): Promise<{ available: string; f
 describe('with the control API, the suite funds its own account', () => {
   // One run of the whole suite through the CLI serves both: the command's exit 0 with JUnit and JSON against the
   // plain emulator (the control of deviations.test.ts's 'exits 1 against a deviating server'), and the account.
-  it('runs every check without --budget and skips none, spending nothing of the given key; exits 0 against the plain emulator, JUnit and JSON saying so', async () => {
+  it('runs every check without --budget and skips none, spending nothing of the given key; exits 0 against the plain emulator, JUnit and JSON saying so, with the full coverage', async () => {
     const json = join(dir, 'self-funded.json');
     const junit = join(dir, 'self-funded.xml');
     const run = await conformance(['--base-url', lenientUrl, '--api-key', DEMO_KEY, '--admin-url', lenientUrl, '--admin-token', ADMIN, '--fail-on-skip', '--json', json, '--junit', junit]);
@@ -88,6 +95,9 @@ describe('with the control API, the suite funds its own account', () => {
     const xml = await readFile(junit, 'utf8');
     expect(xml).not.toContain('<failure');
     expect(xml.match(/<testcase /g)).toHaveLength(ALL_CHECKS.length + BEHAVIOUR_CHECKS.length);
+    for (const [scope, rules] of [['public', PUBLIC], ['all', ALL]] as const) {
+      for (const count of ['rules', 'exercised', 'passed']) expect(xml).toContain(`<property name="coverage.${scope}.${count}" value="${rules}"/>`);
+    }
     const lines = run.stdout.trimEnd().split('\n');
 
     const first = /^running as (acct_[a-z0-9]+), a fresh account the control API funded with 100000\.000 points: no budget applies \(--api-key is for real deployments and not used here\)$/.exec(lines[0] ?? '');
@@ -95,11 +105,12 @@ describe('with the control API, the suite funds its own account', () => {
     expect(lines.filter((l) => l.startsWith('skip '))).toEqual([]);
     const every = [...ALL_CHECKS, ...BEHAVIOUR_CHECKS];
     for (const check of every) expect(lines).toContain(`ok   ${check.id}`);
-    expect(lines.at(-1)).toBe(`${every.length} passed, 0 failed, 0 skipped`);
+    expect(lines.slice(-2)).toEqual([coverageLine([PUBLIC, PUBLIC], [ALL, ALL]), `${every.length} passed, 0 failed, 0 skipped`]);
     expect(run.stdout).not.toContain('--fail-on-skip:');
 
     const report = JSON.parse(await readFile(json, 'utf8')) as SuiteReport;
     expect([report.passed, report.failed, report.skipped]).toEqual([ALL_CHECKS.length + BEHAVIOUR_CHECKS.length, 0, 0]);
+    expect(report.coverage).toEqual({ public: { rules: PUBLIC, exercised: PUBLIC, passed: PUBLIC }, all: { rules: ALL, exercised: ALL, passed: ALL } });
     expect(report.budget).toBeNull();
     expect(report.account).toEqual({ id: first?.[1], points: '100000.000' });
 
@@ -121,18 +132,20 @@ describe('--fail-on-skip', () => {
 
     expect(plain.code, plain.stdout + plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(reason);
-    expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 0 failed, 1 skipped');
+    // A skipped check exercised nothing: the score says so before the summary.
+    expect(plain.stdout.trimEnd().split('\n').slice(-2)).toEqual([coverageLine([0, 0], [0, 0]), '0 passed, 0 failed, 1 skipped']);
 
     expect(failing.code, failing.stdout + failing.stderr).toBe(1);
     expect(failing.stdout).toMatch(reason);
     const lines = failing.stdout.trimEnd().split('\n');
-    expect(lines.slice(-2)).toEqual(['--fail-on-skip: 1 skipped, so this run fails: callbacks.terminal.signed-once', '0 passed, 0 failed, 1 skipped']);
+    expect(lines.slice(-3)).toEqual([coverageLine([0, 0], [0, 0]), '--fail-on-skip: 1 skipped, so this run fails: callbacks.terminal.signed-once', '0 passed, 0 failed, 1 skipped']);
 
     expect(budget.code, budget.stdout + budget.stderr).toBe(1);
     const budgetLines = budget.stdout.trimEnd().split('\n');
     expect(budgetLines[0]).toBe('running as the given key; budget 200 points');
     expect(budgetLines).toContain('skip billing.freeze.video-720p-5s (would spend up to 1188 points; 200 left of the budget of 200 (--budget))');
-    expect(budgetLines.slice(-2)).toEqual([
+    expect(budgetLines.slice(-3)).toEqual([
+      coverageLine([5, 5], [5, 5]),
       '--fail-on-skip: 4 skipped, so this run fails: billing.freeze.video-720p-5s, billing.freeze.video-480p-4s, billing.freeze.video-1080p-5s, billing.freeze.avatar-max',
       // The three that ran (notes, avatar standard and fast), and the two rules of behaviour about the freeze
       // (billing.freeze.*) over what they saw.

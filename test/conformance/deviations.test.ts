@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { failureText } from '../../src/conformance/index.ts';
+import { COVERAGE, failureText } from '../../src/conformance/index.ts';
 import type { SuiteReport } from '../../src/conformance/index.ts';
 import type { Proxy } from './deviating.ts';
 import { UsageError } from '../../src/cli/args.ts';
@@ -605,7 +605,10 @@ describe('svc-emulator conformance (CLI)', () => {
     for (const key of p.keys) expect(run.stdout).not.toContain(key);
     // wire.time.beijing, a rule of behaviour, reads task times: the wire checks read none, so it is not run.
     // wire.retry-after.rate-limited, another, judges 429s: the wire checks are answered none, so it is not run either.
-    expect(lines.at(-1)).toBe('4 passed, 1 failed, 2 skipped');
+    // The score before the summary: the five wire checks ran, of every rule the table holds.
+    const open = COVERAGE.filter((row) => !row.control).length;
+    const coverage = `coverage: 5 of ${open} rules reachable through the public API exercised (4 passed); 5 of ${COVERAGE.length} with the control API (4 passed)`;
+    expect(lines.slice(-2)).toEqual([coverage, '4 passed, 1 failed, 2 skipped']);
     for (const id of idsOf(['wire.*']).filter((i) => i !== ID && !BEHAVIOUR.has(i))) expect(lines).toContain(`ok   ${id}`);
 
     const xml = await readFile(junit, 'utf8');
@@ -619,10 +622,12 @@ describe('svc-emulator conformance (CLI)', () => {
     for (const id of idsOf(['wire.*']).filter((i) => i !== ID && !BEHAVIOUR.has(i))) expect(testcase(id)).toBe('');
     expect(xml).toContain('<testsuite name="conformance.wire" tests="7" failures="1" skipped="2"');
     expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain(`<property name="coverage.public.exercised" value="5"/>\n    <property name="coverage.public.passed" value="4"/>`);
     for (const key of p.keys) expect(xml).not.toContain(key);
 
     const report = JSON.parse(await readFile(jsonFile, 'utf8')) as SuiteReport;
     expect([report.passed, report.failed, report.skipped]).toEqual([4, 1, 2]);
+    expect(report.coverage).toEqual({ public: { rules: open, exercised: 5, passed: 4 }, all: { rules: COVERAGE.length, exercised: 5, passed: 4 } });
     expect(report.baseUrl).toBe(p.url);
     expect(report.results.map((r) => r.id)).toEqual(idsOf(['wire.*']));
     const failed = report.results.filter((r) => r.status === 'failed');

@@ -1,0 +1,100 @@
+import { CANCEL, CANCELED, CHAT, FAILED, FILE_URL, GET, LIST, MESSAGES, RESPONSES, SUBMIT, SUCCEEDED, TEXT, UPLOAD } from './endpoints.ts';
+import type { CheckMeta } from './endpoints.ts';
+
+// The suite's checks (src/conformance/checks) in the coverage table: what each exercises, beside the title that says
+// what it holds. Whether one needs the control API is its own `needs`, not written here.
+
+const freeze = (what: string): CheckMeta => ({ endpoints: [SUBMIT, CANCEL], behaviour: `the freeze of ${what}, refunded on cancel` });
+const refused = (what: string): CheckMeta => ({ endpoints: [SUBMIT], behaviour: what });
+
+export const CHECK_META: Readonly<Record<string, CheckMeta>> = {
+  'wire.request-id.every-answer': { endpoints: [LIST, GET], behaviour: 'X-Request-Id on a success and on a 404' },
+  'wire.auth.missing-key': { endpoints: [LIST], behaviour: 'a request without a key' },
+  'wire.auth.bad-key': { endpoints: [SUBMIT, ...TEXT], behaviour: 'an unknown key, on each endpoint group' },
+  'wire.error-shape.text': { endpoints: [CHAT, MESSAGES], behaviour: 'the error body of the chat and messages styles' },
+  'wire.content-type.json': { endpoints: [LIST], behaviour: 'the Content-Type of a JSON answer' },
+
+  'validation.ranges.video-duration-low': refused('a video of 3 s, under the shortest'),
+  'validation.ranges.video-duration-high': refused('a video of 16 s, over the longest'),
+  'validation.enums.video-resolution': refused('a video resolution outside its set'),
+  'validation.enums.video-ratio': refused('a video ratio outside its set'),
+  'validation.ranges.notes-page': refused('a notes search page over 50'),
+  'validation.lengths.notes-keyword': refused('a notes keyword over 50 characters'),
+  'validation.enums.avatar-quality': refused('an avatar quality outside its set'),
+  'validation.combination.notes-search-keyword': refused('a notes search without a keyword'),
+  'validation.combination.notes-agree': refused('a notes task with agree false'),
+  'validation.combination.video-frames-image': refused('a frames video without an image'),
+  'validation.combination.video-mode-video': refused('a video-mode video without reference videos'),
+  'validation.combination.avatar-drive-text': refused('a text-driven avatar without content'),
+  'validation.metadata.too-many-keys': refused('metadata of 17 keys'),
+  'validation.model.unknown': refused('a task of an unknown model'),
+  'validation.text.bad-request': { endpoints: TEXT, behaviour: 'a text body that is a JSON array, or not JSON' },
+
+  'tasks.submit.queued': { endpoints: [SUBMIT], behaviour: 'the answer to a submission' },
+  'tasks.get.readable-at-once': { endpoints: [GET], behaviour: 'a read right after the submission' },
+  'tasks.list.paging': { endpoints: [LIST], behaviour: 'page, limit, has_more and the status filter; limit 101' },
+  'tasks.cancel.queued-and-terminal': { endpoints: [CANCEL], behaviour: 'cancel of a queued task, then of the canceled one' },
+  'tasks.idempotency.replay': { endpoints: [SUBMIT], behaviour: 'a submission repeated under its Idempotency-Key' },
+  'tasks.idempotency.conflict': { endpoints: [SUBMIT], behaviour: 'other parameters under a used Idempotency-Key' },
+  'tasks.isolation.other-account': { endpoints: [GET], behaviour: "a task read through another account's key" },
+  'billing.points.three-decimals': { endpoints: [SUBMIT, CANCEL], behaviour: 'the points of a submission and of its cancel' },
+  'billing.freeze.video-720p-5s': freeze('a 5 s video at 720p'),
+  'billing.freeze.video-480p-4s': freeze('a 4 s video at 480p'),
+  'billing.freeze.avatar-standard': freeze('an avatar of quality standard'),
+  'billing.freeze.notes-fixed': freeze('a notes task (a fixed price)'),
+
+  'exercise.tasks.failed-processing': { endpoints: [GET], behaviour: 'a task that fails while processing' },
+  'exercise.tasks.failed-queued': { endpoints: [GET], behaviour: 'a task that fails in the queue' },
+  'exercise.tasks.timeout': { endpoints: [GET], behaviour: 'a task past its maximum processing time' },
+  'exercise.tasks.cancel-processing': { endpoints: [CANCEL, GET], behaviour: 'cancel of a processing task' },
+  'lifecycle.poll.to-terminal': { endpoints: [GET], behaviour: 'a task polled as advised until it ends' },
+
+  'text.chat.basic': { endpoints: [CHAT], behaviour: 'a whole chat completion' },
+  'text.chat.truncation': { endpoints: [CHAT], behaviour: 'a chat completion cut at max_tokens 1' },
+  'text.chat.n': { endpoints: [CHAT], behaviour: 'a chat completion asking for n 2' },
+  'text.chat.stream.order': { endpoints: [CHAT], behaviour: 'a chat stream with include_usage' },
+  'text.responses.basic': { endpoints: [RESPONSES], behaviour: 'a whole response' },
+  'text.responses.unsupported': { endpoints: [RESPONSES], behaviour: 'previous_response_id, then tools' },
+  'text.responses.stream.order': { endpoints: [RESPONSES], behaviour: 'a response stream' },
+  'text.messages.basic': { endpoints: [MESSAGES], behaviour: 'a whole message with the key in x-api-key; one without max_tokens' },
+  'text.messages.stream.order': { endpoints: [MESSAGES], behaviour: 'a message stream' },
+  'text.chat.stream.without-usage': { endpoints: [CHAT], behaviour: 'a chat stream without include_usage' },
+  'text.chat.stream.error-event': { endpoints: [CHAT], behaviour: 'a chat stream cut by a service error' },
+  'text.responses.stream.error-event': { endpoints: [RESPONSES], behaviour: 'a response stream cut by a service error' },
+  'text.messages.stream.error-event': { endpoints: [MESSAGES], behaviour: 'a message stream cut by a service error' },
+  'text.chat.stop-reasons': { endpoints: [CHAT], behaviour: 'chat endings, natural and cut, whole and streamed' },
+  'text.responses.stop-reasons': { endpoints: [RESPONSES], behaviour: 'response endings, natural and cut, whole and streamed' },
+  'text.messages.stop-reasons': { endpoints: [MESSAGES], behaviour: 'message endings, natural and cut, whole and streamed' },
+
+  'exercise.files.upload-download': { endpoints: [UPLOAD, FILE_URL], behaviour: 'a multipart and a JSON upload, downloaded' },
+  'files.upload.type-kept': { endpoints: [UPLOAD, FILE_URL], behaviour: 'the type an upload was sent with' },
+  'files.upload.size-decoded': { endpoints: [UPLOAD, FILE_URL], behaviour: 'the size of Base64 and multi-byte UTF-8 uploads' },
+  'billing.freeze.video-1080p-5s': freeze('a 5 s video at 1080p'),
+  'billing.freeze.avatar-fast': freeze('an avatar of quality fast'),
+  'billing.freeze.avatar-max': freeze('an avatar of quality max'),
+  'billing.charge.video-per-second': { endpoints: [SUBMIT, GET], behaviour: 'the charge of a succeeded video at each resolution' },
+  'billing.charge.video-per-token': { endpoints: [SUBMIT, GET], behaviour: 'the charge of a succeeded video from a reference video, per token' },
+  'billing.charge.avatar-qualities': { endpoints: [SUBMIT, GET], behaviour: 'the charge of a succeeded avatar at each quality' },
+  'tasks.input.numeric-string': { endpoints: [SUBMIT], behaviour: 'a numeric string in input' },
+  'tasks.input.numeric-duration': { endpoints: [SUBMIT], behaviour: 'numeric strings, priced as numbers' },
+  'tasks.input.params-alias': { endpoints: [SUBMIT], behaviour: '`params` in place of `input`' },
+  'files.result.video-record': { endpoints: [GET, FILE_URL], behaviour: 'the result file of a succeeded video' },
+  'files.result.avatar-record': { endpoints: [GET, FILE_URL], behaviour: 'the result file of a succeeded avatar' },
+  'tasks.list.model-filter': { endpoints: [LIST], behaviour: 'the list filtered by model' },
+  'tasks.list.default-page-size': { endpoints: [LIST], behaviour: 'the list without limit, over more than a page' },
+
+  'exercise.limits.rate': { endpoints: [LIST], behaviour: "a key's per-minute limit" },
+  'exercise.limits.quota': { endpoints: [SUBMIT, LIST], behaviour: "a key's quota of points" },
+  'exercise.limits.concurrency': { endpoints: [SUBMIT, LIST], behaviour: "a key's concurrency cap" },
+
+  'callbacks.terminal.signed-once': { endpoints: [SUBMIT, SUCCEEDED], behaviour: 'the callback of a task that ends' },
+  'exercise.callbacks.retry-same-id': { endpoints: [SUBMIT, SUCCEEDED], behaviour: 'a callback answered 500 twice' },
+  'callbacks.canceled.sent': { endpoints: [CANCEL, CANCELED], behaviour: 'the callback of a canceled task' },
+  'callbacks.failed.sent': { endpoints: [SUBMIT, FAILED], behaviour: 'the callback of a failed task' },
+  'callbacks.retries.every-gap': { endpoints: [SUBMIT, SUCCEEDED], behaviour: 'a callback answered 500 five times' },
+  'callbacks.rotation.two-signatures': { endpoints: [SUBMIT, SUCCEEDED], behaviour: 'callbacks during and after a secret rotation' },
+
+  'exercise.consequences.claims': { endpoints: [SUBMIT, CANCEL, GET, LIST], behaviour: 'reads around a submission, its replay and a cancel' },
+  'exercise.consequences.refusals': { endpoints: [SUBMIT, CANCEL, GET, LIST], behaviour: 'reads around refused submissions and a refused cancel' },
+  'exercise.consequences.key-limits': { endpoints: [SUBMIT, LIST], behaviour: "reads around refusals by a key's limits" },
+};
