@@ -15,6 +15,7 @@ import {
   answerEnded,
   apiKeyAuth,
   callRecords,
+  readUnreadBody,
   documentedMethods,
   errorHandler,
   exceptOptions,
@@ -96,6 +97,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use(uploadRoutes(deps));
   v1.use(modelsRoutes(deps));
   v1.use(noRoute);
+  // With --record-content, a request refused before its body was read has it read for its record first.
+  if (deps.config.recordContent) v1.use(readUnreadBody);
   app.use('/v1', v1);
   // Every other path (the files, the dashboard, the control API, unknown paths): /v1 answers all of its own.
   app.use(allowedHost);

@@ -1,6 +1,6 @@
 // A call record as a curl command that makes the same call again. The key is never written out: the command
-// reads it from $SVC_KEY. What a record does not hold (the body of most calls) is rebuilt where it can be and
-// said plainly where it cannot.
+// reads it from $SVC_KEY. The body is the recorded one (--record-content); what a record does not hold is rebuilt
+// where it can be and said plainly where it cannot.
 
 /** A word for a POSIX shell, in single quotes. */
 export const shellQuote = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`;
@@ -27,7 +27,17 @@ const userMessage = (content) => ({ role: 'user', content });
  */
 function bodyOf(record, task) {
   if (record.method === 'GET' || record.method === 'HEAD') return { body: null, note: 'A read: it has no body.' };
-  if (record.path === '/v1/files') return { body: null, form: true, note: 'An upload: the file and its fields were not recorded; name yours after -F.' };
+  if (record.path === '/v1/files') return { body: null, form: true, note: 'An upload: the file and its fields are not sent again; name yours after -F.' };
+  const recorded = record.bodies?.request;
+  if (recorded === null) return { body: null, note: 'The call had no body.' };
+  if (recorded?.text !== undefined && !recorded.truncated) {
+    const masked = recorded.text.includes('[redacted]') ? ' Its secrets are masked: put yours back where it says [redacted].' : '';
+    return { body: null, raw: recorded.text, contentType: recorded.content_type, note: `The body is the one the call sent, as recorded.${masked}` };
+  }
+  if (recorded) {
+    const why = recorded.text === undefined ? 'was not text' : 'was larger than the 64 KiB a record keeps';
+    return { body: undefined, note: `The body ${why} (${recorded.size ?? 'unknown'} bytes): put it whole in request.json.` };
+  }
   if (record.path === '/v1/tasks' && task) {
     const { model, input, metadata } = task.task;
     const body = { model, input, ...(Object.keys(metadata ?? {}).length > 0 ? { metadata } : {}), ...(task.webhook_url ? { webhook_url: task.webhook_url } : {}) };
@@ -39,8 +49,8 @@ function bodyOf(record, task) {
     const body = build(record.model, content.prompt, record.text.stream, record.text.output_tokens);
     return { body, note: 'The body is rebuilt from the recorded prompt: each part as a user message; roles and other parameters are not recorded.' };
   }
-  if (build) return { body: undefined, note: 'The body was not recorded: start the emulator with --record-content to keep prompts, or put yours in request.json.' };
-  return { body: undefined, note: 'The body was not recorded: put it in request.json.' };
+  // Only a record made without --record-content lacks `bodies`.
+  return { body: undefined, note: 'The body was not recorded: start the emulator with --record-content to keep it, or put yours in request.json.' };
 }
 
 /** Recorded headers a call is sent again with, as they were (the rest are the client's or curl's own). */
@@ -55,7 +65,7 @@ const headerOf = (record, name) => record.request_headers?.[name];
  * made, if any; `origin` the emulator's address as this page reached it.
  */
 export function curlFor(record, { origin, task }) {
-  const { body, note, form } = bodyOf(record, task);
+  const { body, note, form, raw, contentType } = bodyOf(record, task);
   const target = `${origin}${record.path}${record.query ? `?${record.query}` : ''}`;
   const lines = [`curl -sS -X ${record.method} ${shellQuote(target)}`];
   // The key as the call carried it: a Messages client may have sent it as x-api-key.
@@ -69,6 +79,9 @@ export function curlFor(record, { origin, task }) {
   const scenario = record.scenario ?? (record.path === '/v1/tasks' ? task?.scenario : undefined) ?? headerOf(record, 'x-emulator-scenario');
   if (scenario && scenario !== 'default') lines.push(`-H ${shellQuote(`X-Emulator-Scenario: ${scenario}`)}`);
   if (form) lines.push(`-F 'file=@FILE'`);
+  if (raw !== undefined) {
+    lines.push(`-H ${shellQuote(`Content-Type: ${contentType ?? 'application/json'}`)}`, `--data-raw ${shellQuote(raw)}`);
+  }
   if (body !== null) lines.push(`-H 'Content-Type: application/json'`);
   if (body) lines.push(`-d ${shellQuote(JSON.stringify(body))}`);
   else if (body === undefined) lines.push('-d @request.json');

@@ -5,7 +5,7 @@
 import { copyText } from './actions.js';
 import { curlFor, redactKey } from './curl.js';
 import { readOrNull } from './details.js';
-import { $, chooser, emptyRow, fact, h, jsonBlock, renderInto, time } from './dom.js';
+import { $, chooser, emptyRow, fact, h, jsonBlock, prettyJson, renderInto, time } from './dom.js';
 import { pointsText } from './tasks.js';
 
 /** `GET /v1/tasks?limit=5`: the call as it was sent. */
@@ -96,8 +96,9 @@ export function createRecords(app) {
       text ? fact('Points (frozen / charged / refunded)', pointsText(text.points)) : null,
       text?.client_closed ? fact('Client', 'went away mid-stream') : null,
     ]);
-    renderInto($('record-payloads'), JSON.stringify([record.request_id, record.request_headers ?? null, text?.content ?? null]), () => [
+    renderInto($('record-payloads'), JSON.stringify([record.request_id, record.request_headers ?? null, text?.content ?? null, record.bodies ?? null]), () => [
       record.request_headers ? headersBlock(record) : null,
+      ...bodiesOf(record),
       ...contentOf(record),
     ]);
     const { command, note } = curlFor(record, { origin: location.origin, task });
@@ -141,9 +142,26 @@ function headersBlock(record) {
   );
 }
 
+/**
+ * The request's and the answer's bodies, as the record kept them (`bodies`, only with --record-content: a record
+ * without them was made with the option off, so only then does the hint name it).
+ */
+function bodiesOf(record) {
+  const { bodies } = record;
+  if (!bodies) return [h('p', { className: 'hint' }, 'Bodies are not recorded: start the emulator with --record-content to keep the request and answer of every call.')];
+  return [bodyBlock('Request body', bodies.request, `${record.request_id}-request-body`), bodyBlock('Response body', bodies.response, `${record.request_id}-response-body`)];
+}
+
+function bodyBlock(label, body, key) {
+  if (!body) return h('p', { className: 'hint' }, `${label}: none.`);
+  const size = body.size === null ? 'its size unknown' : `${body.size} bytes`;
+  if (body.text === undefined) return h('p', { className: 'hint' }, `${label}: not text (${body.content_type ?? 'no type'}, ${size}), not kept.`);
+  const cut = body.truncated ? `, cut: the first 64 KiB of ${size}` : '';
+  return jsonBlock(`${label} (secrets masked${cut})`, /json/i.test(body.content_type ?? '') ? prettyJson(body.text) : body.text, key);
+}
+
 function contentOf(record) {
   const text = record.text;
-  if (!text) return [];
-  if (!text.content) return [h('p', { className: 'hint' }, 'Prompt and output are not recorded: start the emulator with --record-content to keep them.')];
+  if (!text?.content) return [];
   return [jsonBlock('Prompt', text.content.prompt, `${record.request_id}-prompt`), jsonBlock('Output', text.content.output, `${record.request_id}-output`)];
 }

@@ -3,7 +3,8 @@ import type { ErrorDetail } from '../errors/index.ts';
 
 /**
  * A call record: every /v1 request leaves one, rejected ones included, looked up by request id.
- * Prompts and outputs of text calls are kept only when the emulator is started with `--record-content`.
+ * Prompts and outputs of text calls, and the bodies of every call (`bodies`), are kept only when the emulator is
+ * started with `--record-content`.
  * The fields after `latency_ms` came later: records stored before them lack them.
  * @see reference "What the service does": every /v1 request is recorded; "Text billing" 7
  */
@@ -46,6 +47,26 @@ export interface CallRecord {
    * service's (an error with nothing done, a reset without any answer, a late, slow or cut one).
    */
   injected_fault?: InjectedFault;
+  /**
+   * Only with `--record-content` (so a record without it says the option was off): the request's body and the
+   * answer's, secrets masked; null when there was none (a read, a reset).
+   */
+  bodies?: { request: RecordedBody | null; response: RecordedBody | null };
+}
+
+/**
+ * A body as a call record keeps it: its first 64 KiB of text (src/calls/recorded-body.ts MOST_BODY_BYTES), a text
+ * stream's events as they were sent, secrets masked as in recordings.
+ */
+export interface RecordedBody {
+  content_type: string | null;
+  /** Bytes of the whole body, when known. */
+  size: number | null;
+  /** `text` holds only the body's beginning: it was longer than the limit, or not read whole. */
+  truncated: boolean;
+  /** The body as UTF-8 text; absent when it was not text (`omitted: 'binary'`). */
+  text?: string;
+  omitted?: 'binary';
 }
 
 /**

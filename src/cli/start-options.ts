@@ -87,7 +87,7 @@ export const FLAGS: readonly Flag[] = [
   { name: 'max-connections', kind: 'count', value: 'N', help: 'open connections at most; at the cap the longest-idle one is closed for a new one, which is refused only while all are busy (with a warning)', unset: `${HELP_BUDGET.cap} here: ${budgetText(HELP_BUDGET)}` },
   { name: 'shutdown-grace-ms', kind: 'whole', value: 'N', help: 'on SIGTERM/SIGINT, real time requests in flight get before being cut', default: D.shutdownGraceMs },
   { name: 'text-answers', kind: { oneOf: ['generate', 'strict'] }, value: 'generate|strict', help: 'a text call no scenario answers: a generated answer, or strict: 422 no_matching_answer', default: D.textAnswers },
-  { name: 'record-content', kind: 'boolean', help: 'keep prompts and outputs of text calls in their call records' },
+  { name: 'record-content', kind: 'boolean', help: "keep every /v1 call's request and answer bodies (first 64 KiB each, secrets masked), text calls' prompts and outputs included, in their call records" },
   { name: 'log-level', kind: { oneOf: ['debug', 'info', 'warn', 'error', 'silent'] }, value: 'LEVEL', help: 'debug|info|warn|error|silent (info logs one line per request)', default: D.logLevel },
   { name: 'log-format', kind: { oneOf: ['pretty', 'json'] }, value: 'pretty|json', help: 'log lines for people or one JSON object per line', default: D.logFormat },
 ];

@@ -5,6 +5,7 @@ import { formatTime, parseTime } from '../clock/index.ts';
 import type { AppDeps } from './context.ts';
 import { contextOf } from './request-context.ts';
 import type { CallStart } from './request-context.ts';
+import { bodiesOf, noteBodies } from './call-bodies.ts';
 import { latencyOf, requestIdOf } from './request-id.ts';
 
 /** What writing call records takes: the clock, and the store with its call records (and tasks, for scenarios). */
@@ -19,7 +20,17 @@ type Deps = CallRecordDeps;
  * the answer then writes the final status and latency over it.
  * @see reference "What the service does": every /v1 request is recorded, including rejected ones
  */
-export function callRecords(deps: Deps): RequestHandler {
+export function callRecords(deps: Deps & Pick<AppDeps, 'config'>): RequestHandler {
+  // Two handlers, so that without `--record-content` the path asks nothing about bodies (issue 42 measures it).
+  if (deps.config.recordContent) {
+    return (_req, res, next) => {
+      const start: CallStart = { atMs: deps.clock.now(), epoch: deps.db.store.epoch, ended: false };
+      contextOf(res).callStart = start;
+      res.json = jsonNotingErrors;
+      start.bodies = noteBodies(res);
+      next();
+    };
+  }
   return (_req, res, next) => {
     // A request a reset overtook belongs to the store it began on: nothing of it goes into the fresh one.
     const start: CallStart = { atMs: deps.clock.now(), epoch: deps.db.store.epoch, ended: false };
@@ -90,6 +101,7 @@ function recordOf(deps: Deps, req: Request, res: Response, atMs: number, status:
     ...(scenario !== undefined ? { scenario } : {}),
     ...(details.text_answer ? { text_answer: details.text_answer } : {}),
     ...(details.injected_fault ? { injected_fault: details.injected_fault } : {}),
+    ...(start?.bodies ? { bodies: bodiesOf(req, res, start.bodies) } : {}),
   };
 }
 

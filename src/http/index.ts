@@ -2,6 +2,7 @@ export { tasksRoutes } from './tasks-routes.ts';
 export { modelsRoutes } from './models-routes.ts';
 export { textRoutes } from './text-routes.ts';
 export { callRecords } from './call-records.ts';
+export { readUnreadBody } from './call-bodies.ts';
 export { faultStep } from './fault-step.ts';
 export { uploadRoutes, fileServingRoutes, UPLOAD_BODY_LIMIT } from './files-routes.ts';
 export { adminAuth, adminHealthRoutes, adminRoutes, unknownSession } from './admin-routes.ts';

@@ -144,7 +144,8 @@ export function requireObjectBody(req: Request): Record<string, unknown> {
 
 const isJson = (req: Request): boolean => Boolean(req.is(['application/json', 'application/*+json']));
 
-function hasBody(req: Request): boolean {
+/** The request says it sends a body (a length over 0, or chunks). */
+export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { StoredAccount, StoredKey } from '../accounts/index.ts';
-import type { CallDetails, CallRecord } from '../calls/index.ts';
+import type { CallDetails, CallRecord, RecordedBody } from '../calls/index.ts';
 
 /** When a /v1 request began, on the virtual clock, and on which store (a reset starts a new one). */
 export interface CallStart {
@@ -12,6 +12,21 @@ export interface CallStart {
   error?: Pick<CallRecord, 'error_message' | 'error_details'>;
   /** The request's headers as recorded, made once: a record may be written twice (`recordCall`, `endCall`). */
   headers?: Record<string, string>;
+  /** With `--record-content` only: the bodies noted for the record (call-bodies.ts). */
+  bodies?: BodyNotes;
+}
+
+/** What is noted of one call's bodies while it goes on, with `--record-content` (call-bodies.ts). */
+export interface BodyNotes {
+  /** The answer's first bytes as written, and how many of them are kept. */
+  sent: Buffer[];
+  keptBytes: number;
+  /** Bytes of every write of the answer. */
+  sentBytes: number;
+  /** Bytes of a body read only for the record (the request was refused before its body was read). */
+  unread?: { head: Buffer; size: number | null; partial: boolean };
+  /** The request's body as recorded, made once: a record may be written twice. */
+  request?: RecordedBody | null;
 }
 
 /**
