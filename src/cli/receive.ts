@@ -48,14 +48,20 @@ export function parseReceiveOptions(argv: string[], env: NodeJS.ProcessEnv): Rec
   };
 }
 
+const WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
 /**
  * Starts the receiver; resolves with its server and address. Each request prints one line:
- * `accepted|failing|duplicate|rejected <webhook-id> <type> <task id> <detail>`.
+ * `accepted|failing|duplicate|rejected|health|effects <webhook-id> <type> <task id> <detail>` (`health`: a plain GET;
+ * `effects`: `GET /effects?task_id=T`, answering `{"count": N}`, how many times it acted on the task).
  */
 export async function startReceiving(options: ReceiveOptions, print: (line: string) => void): Promise<{ server: Server; url: string }> {
   const verifier = new Webhook(options.secret);
   const attempts = new Map<string, number>();
   const delivered = new Set<string>();
+  // How many times it acted on each task (a message handled once, whatever its attempts): its effects hook,
+  // `GET /effects?task_id=T`, which `receiver-check --effects-url` asks after sending a duplicate.
+  const acted = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -66,6 +72,17 @@ export async function startReceiving(options: ReceiveOptions, print: (line: stri
         print(`${word} ${id} ${event?.type ?? '-'} ${event?.data?.id ?? '-'} ${detail}`);
         setTimeout(() => res.writeHead(status, { 'Content-Type': 'text/plain' }).end(word), options.delayMs);
       };
+      // A plain GET with none of the webhook headers is a script asking whether the receiver is up (the recipes'
+      // wait loops), not a delivery: answered 200 and logged as such, never as a rejected delivery.
+      const plain = req.method === 'GET' && !WEBHOOK_HEADERS.some((name) => name in req.headers);
+      const effects = plain ? /^\/effects\?task_id=([^&]+)$/.exec(req.url ?? '') : null;
+      if (effects) {
+        const task = decodeURIComponent(effects[1] ?? '');
+        print(`effects - - ${task} acted on ${acted.get(task) ?? 0} time(s)`);
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ count: acted.get(task) ?? 0 }));
+        return;
+      }
+      if (plain) return answer(200, 'health', `${req.url ?? '/'} answered, the receiver is up`);
       let event: { type?: string; data?: { id?: string } };
       try {
         event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
@@ -78,6 +95,8 @@ export async function startReceiving(options: ReceiveOptions, print: (line: stri
       if (attempt <= options.failFirst) return answer(500, 'failing', `attempt ${attempt} (told to fail the first ${options.failFirst})`, event);
       if (delivered.has(id)) return answer(200, 'duplicate', `attempt ${attempt}, already handled`, event);
       delivered.add(id);
+      const task = event.data?.id;
+      if (task) acted.set(task, (acted.get(task) ?? 0) + 1);
       answer(200, 'accepted', `attempt ${attempt}`, event);
     });
   });

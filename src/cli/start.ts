@@ -23,7 +23,12 @@ export async function start(options: StartOptions): Promise<void> {
   let wallNow = machineNow;
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, now: () => wallNow() });
   // From the start: a signal while the emulator is still being built would otherwise kill the process.
-  const closeOnSignal = onSignals(options.shutdownGraceMs ?? START_DEFAULTS.shutdownGraceMs);
+  // What a person reads (the banner, the shutdown lines) is printed at `info`: `--log-level warn` is quiet.
+  const chatty = logger.enabled?.('info') ?? true;
+  const say = (line: string): void => {
+    if (chatty) console.log(line);
+  };
+  const closeOnSignal = onSignals(options.shutdownGraceMs ?? START_DEFAULTS.shutdownGraceMs, say);
   for (const warning of options.connections.warnings) logger.warn(warning);
   const emulator = await createEmulator({ ...options, logger });
   wallNow = () => emulator.clock.wallNow();
@@ -58,7 +63,9 @@ export async function start(options: StartOptions): Promise<void> {
     `  admin token  ${options.adminToken === undefined ? emulator.adminToken : masked(emulator.adminToken)}`,
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,
   ];
-  console.log(lines.join('\n'));
+  // Below info, one line still tells a script (or a user of --port 0) where to call; `silent` prints nothing at all.
+  if (chatty) console.log(lines.join('\n'));
+  else if (options.logLevel !== 'silent') console.log(lines[0]);
 }
 
 /** The sessions a restart built again from the store, if any (a fresh start has none). */
@@ -81,14 +88,14 @@ function masked(token: string): string {
  * Handles SIGTERM and SIGINT from now on; the emulator to close is handed over once it exists (a signal that
  * came before is acted on then; the call answers true, and the start goes no further).
  */
-function onSignals(graceMs: number): (emulator: Emulator) => boolean {
+function onSignals(graceMs: number, say: (line: string) => void): (emulator: Emulator) => boolean {
   let emulator: Emulator | null = null;
   let signaled: NodeJS.Signals | null = null;
   const close = (signal: NodeJS.Signals, running: Emulator): void => {
     // close() stops listening before it returns its promise, so once this line is out, connections are refused.
     running.close().then(
       () => {
-        console.log('svc-emulator: closed, store flushed');
+        say('svc-emulator: closed, store flushed');
         process.exit(0);
       },
       (err: unknown) => {
@@ -96,12 +103,12 @@ function onSignals(graceMs: number): (emulator: Emulator) => boolean {
         process.exit(1);
       },
     );
-    console.log(`svc-emulator: ${signal}, closing: no new connections; requests in flight have ${graceMs} ms (${signal} again exits now)`);
+    say(`svc-emulator: ${signal}, closing: no new connections; requests in flight have ${graceMs} ms (${signal} again exits now)`);
   };
   const shutdown = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (signaled) {
       // A second signal: stop waiting. Nothing acknowledged is lost: every change is written before its answer.
-      console.log(`svc-emulator: ${signal} again, exiting now`);
+      say(`svc-emulator: ${signal} again, exiting now`);
       process.exit(128 + constants.signals[signal]);
     }
     signaled = signal;

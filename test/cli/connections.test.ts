@@ -17,7 +17,7 @@ const linux = process.platform === 'linux';
 
 let capped: CliEmulator;
 beforeAll(async () => {
-  capped = await startCli(['--memory', '--max-connections', '5']);
+  capped = await startCli(['--memory', '--max-connections', '5', '--log-level', 'info']);
 });
 afterAll(() => killAll());
 
@@ -69,7 +69,7 @@ it('warns once when the cap turns a burst of clients away, counts them when ther
 it('says the cap in force in the start banner: the open-file limit less a reserve, or the one given', async () => {
   expect(lines(capped, '  connections  ')).toEqual(['  connections  at most 5 (--max-connections 5)']);
   // The default: under a known open-file limit on Linux (as the next test shows in --help too); elsewhere none is known.
-  const defaulted = linux ? (await defaultUnderUlimit()).stdout : (await startCli(['--memory'])).output();
+  const defaulted = linux ? (await defaultUnderUlimit()).stdout : (await startCli(['--memory', '--log-level', 'info'])).output();
   expect(defaulted.split('\n').filter((line) => line.startsWith('  connections  '))).toEqual([
     linux ? '  connections  at most 128 (ulimit -n 256, less 128 kept for the store, files and callbacks)' : `  connections  at most ${FALLBACK_CAP} (the open-file limit is unknown here)`,
   ]);

@@ -87,3 +87,15 @@ it('refuses to start without a whsec_ secret: a usage error (one line, exit 2: t
   expect(() => parseReceiveOptions(['--port', '0'], {})).toThrow(UsageError);
   expect(() => parseReceiveOptions(['--port', '0'], {})).toThrow('svc-emulator receive: --secret whsec_... is required (or SVC_EMULATOR_WEBHOOK_SECRET)');
 });
+
+it('answers a plain GET (no webhook headers) as a health check: 200, logged as health, not as a rejected delivery', async () => {
+  const lines = linesFromNow();
+  const answer = await fetch(rx.url);
+  expect(answer.status).toBe(200);
+  expect(await answer.text()).toBe('health');
+  // A POST without the headers is still a delivery that fails verification.
+  expect((await fetch(`${rx.url}hooks`, { method: 'POST', body: '{}' })).status).toBe(401);
+  await expect.poll(() => lines().length).toBe(2);
+  expect(lines()[0]).toMatch(/^health - - - \/ answered, the receiver is up$/);
+  expect(lines()[1]).toMatch(/^rejected - - - /);
+});

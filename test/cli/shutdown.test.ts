@@ -31,7 +31,7 @@ it(
   'on SIGTERM refuses new connections, finishes a submission still being sent, keeps both tasks on disk and exits 0',
   async () => {
     const db = await tempDb();
-    const cli = await startCli(['--db', db, '--clock', 'manual']);
+    const cli = await startCli(['--db', db, '--clock', 'manual', '--log-level', 'info']);
     const before = (await (await fetch(`${cli.base}/v1/tasks`, { method: 'POST', headers: JSON_KEY, body: TASK })).json()) as { id: string };
     const { req, answer } = await heldPost(cli, '/v1/tasks', JSON_KEY, Buffer.byteLength(TASK));
     req.write(TASK.slice(0, 20));
@@ -58,7 +58,7 @@ it(
 
 it('sends a paced stream to its end at once on SIGTERM, with the whole answer and its terminal event', async () => {
   const db = await tempDb();
-  const cli = await startCli(['--db', db, '--clock', 'manual']);
+  const cli = await startCli(['--db', db, '--clock', 'manual', '--log-level', 'info']);
   // Unhurried, this stream would take 40 seconds: four times the grace period.
   const paced = { name: 'paced', outcome: 'succeeded', text: { first_token_ms: 0, chunk_interval_ms: 1000, output_tokens: 40 } };
   expect((await admin(cli, 'POST', '/_emulator/scenarios', { scenarios: [paced] })).status).toBe(201);
@@ -103,7 +103,7 @@ it('sends a paced stream to its end at once on SIGTERM, with the whole answer an
 
 it('cuts a request that outlasts the grace period, says so, and still exits 0 with the store flushed', async () => {
   const db = await tempDb();
-  const cli = await startCli(['--db', db, '--clock', 'manual', '--shutdown-grace-ms', '300']);
+  const cli = await startCli(['--db', db, '--clock', 'manual', '--log-level', 'info', '--shutdown-grace-ms', '300']);
   const { req, answer } = await heldPost(cli, '/v1/tasks', JSON_KEY, Buffer.byteLength(TASK));
   req.write(TASK.slice(0, 20));
   const started = Date.now();
@@ -117,7 +117,7 @@ it('cuts a request that outlasts the grace period, says so, and still exits 0 wi
 
 it('exits at once, with 130 (128 + SIGINT), on a second SIGINT during the grace period', async () => {
   const db = await tempDb();
-  const cli = await startCli(['--db', db, '--clock', 'manual', '--shutdown-grace-ms', '60000']);
+  const cli = await startCli(['--db', db, '--clock', 'manual', '--log-level', 'info', '--shutdown-grace-ms', '60000']);
   const { req } = await heldPost(cli, '/v1/tasks', JSON_KEY, Buffer.byteLength(TASK));
   req.on('error', () => undefined);
   cli.child.kill('SIGINT');

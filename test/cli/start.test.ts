@@ -121,3 +121,19 @@ it('stops at start-up with exit 2 and a message naming the file and the field fo
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('at --log-level warn prints only the one listening line, and nothing as it shuts down', async () => {
+  const child = run(['start', '--port', '0', '--memory', '--log-level', 'warn']);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  await waitFor(child, /listening on/);
+  const base = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '';
+  expect((await fetch(`${base}/_emulator/health`)).status).toBe(200);
+  child.kill('SIGTERM');
+  expect(await exitOf(child)).toBe(0);
+  expect(out.trim().split('\n')).toEqual([expect.stringMatching(/^svc-emulator \S+ listening on http:\/\/127\.0\.0\.1:\d+$/)]);
+  expect(err).toBe('');
+
+});

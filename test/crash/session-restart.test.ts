@@ -39,7 +39,7 @@ it("keeps a session's world across a kill -9 and a SIGTERM, reached by the same 
     }
     mkdirSync(orphan, { recursive: true });
     writeFileSync(join(orphan, 'store.db'), 'half made');
-    cli = await startOn(ws.db);
+    cli = await startOn(ws.db, ['--log-level', 'info']);
     expect(cli.output()).toMatch(/sessions {5}1 kept in the store/);
     expect(existsSync(orphan)).toBe(false);
     const listed = expectStatus<{ data: { id: string; name: string }[] }>(await adminOf(cli).get('/_emulator/sessions'), 200, `list after ${stop}`);

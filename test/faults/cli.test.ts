@@ -17,7 +17,7 @@ it('starts with the rules of --faults in force, and refuses a bad fault file wit
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'rules:\n  - fault: { kind: trickle }\n');
 
-  const [cli, refused] = await Promise.all([startCli(['--memory', '--clock', 'manual', '--faults', good]), runCommand(['start', '--memory', '--port', '0', '--faults', bad], 30_000)]);
+  const [cli, refused] = await Promise.all([startCli(['--memory', '--clock', 'manual', '--faults', good, '--log-level', 'info']), runCommand(['start', '--memory', '--port', '0', '--faults', bad], 30_000)]);
 
   expect(refused.code).toBe(2);
   expect(refused.stderr.trim().split('\n')).toEqual([`svc-emulator: the fault file ${bad} is not a rule set: rules[0].fault.bytes_per_second: is required`]);

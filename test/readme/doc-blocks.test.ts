@@ -13,8 +13,9 @@ import { blocksOf, docPages, ROOT, type Block } from './doc-blocks.ts';
 // Every shell block of the README and docs/, run as a user's script runs it: saved to a file and run with
 // `bash -e -o pipefail` (a CI step's shell), non-interactive, in a scratch folder that stands for a clone (its
 // node_modules/.bin has `svc-emulator`, and `npx` any other command there).
-// Only the ports change: each 4xxx address or --port gets a free one, and a start that names no port gets it from
-// SVC_EMULATOR_PORT. A block passes when it exits 0, prints its output block's lines in order, and leaves nothing
+// Only the ports change: a block names its ports once, at its top (`PORT=${PORT:-4010}`, and PROXY_PORT 4011,
+// UPSTREAM_PORT 4012, RECEIVER_PORT 4020), and runs here with each set to a free port in its environment; the script
+// text is run as written, so a port written anywhere else would be called on the default and fail. A block passes when it exits 0, prints its output block's lines in order, and leaves nothing
 // running: every port it used is closed again and no process it started is left.
 //
 // `npx svc-emulator ARGS` runs this checkout's command, `node bin/svc-emulator.js ARGS` as npx ends up running it,
@@ -56,12 +57,51 @@ it('calls the command as `npx svc-emulator` in every block', () => {
   expect(bare.map((block) => block.where)).toEqual([]);
 });
 
-it('keeps the process id of what a block starts in the background, waits for it to answer, and stops it', () => {
+/** The port variables of the blocks, each with the default the pages show. */
+const PORT_VARIABLES = { PORT: 4010, PROXY_PORT: 4011, UPSTREAM_PORT: 4012, RECEIVER_PORT: 4020 } as const;
+
+it('keeps the process id of what a block starts in the background, waits for it a bounded time, and stops it', () => {
   for (const block of runnable.filter((b) => /&\s*$/m.test(b.script))) {
     expect(block.script, block.where).toMatch(/=\$!/);
     expect(block.script, block.where).toMatch(/trap '[^']*kill /);
-    expect(block.script, block.where).toMatch(/until curl /);
+    // for _ in $(seq N); do curl … && break; kill -0 "$pid"; sleep 0.2; done, then the same call || { echo …; exit 1; }
+    expect(block.script, block.where).toMatch(/^for _ in \$\(seq \d+\); do curl [^\n]*&& break; kill -0 "\$\w+"; sleep [\d.]+; done\ncurl [^\n]*\|\| \{ echo "[^"]+" >&2; exit 1; \}$/m);
+    // A wait with no end (`until curl …; done`, `while curl …`) hangs a script whose port is wrong.
+    expect(block.script, block.where).not.toMatch(/^\s*(until|while) (?!\()/m);
   }
+});
+
+it('names each port once, at the top of the block, and uses only the variable after that', () => {
+  const offending: string[] = [];
+  for (const block of runnable) {
+    const lines = block.script.split('\n');
+    const first = lines[0] ?? '';
+    for (const [name, port] of Object.entries(PORT_VARIABLES)) {
+      const uses = new RegExp(`\\$\\{?${name}\\b`).test(lines.slice(1).join('\n'));
+      if (uses && !first.includes(`${name}=\${${name}:-${port}}`)) offending.push(`${block.where}: uses $${name} without ${name}=\${${name}:-${port}} on its first line`);
+    }
+    const written = /(?:127\.0\.0\.1:|localhost:|--port[ =]"?)(4\d{3})\b/.exec(lines.slice(1).join('\n'));
+    if (written) offending.push(`${block.where}: writes the port ${written[1]} (use its variable)`);
+    if (/svc-emulator start\b/.test(block.script) && !/svc-emulator start [^\n]*--port "\$PORT"/.test(block.script)) {
+      offending.push(`${block.where}: starts the emulator without --port "$PORT"`);
+    }
+  }
+  expect(offending).toEqual([]);
+});
+
+it('pipes no command whose exit code matters: a block prints the same under a plain `bash -e` as under pipefail', () => {
+  const offending: string[] = [];
+  for (const block of runnable) {
+    // Continuation lines joined, quoted text (jq filters, JSON bodies) taken out: what is left is the shell's.
+    const lines = block.script.replaceAll('\\\n', ' ').split('\n').map((line) => line.replaceAll(/'[^']*'/g, "''").replace(/\s#.*$/, ''));
+    for (const line of lines) {
+      // `cmd | filter || echo "exit code $?"`: without pipefail, the status tested is the filter's.
+      if (/(^|[^|])\|(?!\|)[^\n]*\|\|/.test(line)) offending.push(`${block.where}: ${line.trim()}`);
+      // The project's own commands are what a script tests (a verdict, a parity, a conformance run).
+      else if (/npx svc-emulator [^|]*(^|[^|])\|(?!\|)/.test(line)) offending.push(`${block.where}: ${line.trim()}`);
+    }
+  }
+  expect(offending).toEqual([]);
 });
 
 // ---- running them
@@ -155,19 +195,10 @@ async function run(block: Block): Promise<Outcome> {
   symlinkSync(join(ROOT, 'bin/svc-emulator.js'), join(dir, 'node_modules/.bin/svc-emulator'));
   for (const folder of ['openapi', 'examples', 'scenarios', 'fixtures', 'src']) symlinkSync(join(ROOT, folder), join(dir, folder));
 
+  // Every port variable gets a free port other than the pages' defaults, whether the block uses it or not.
   const ports = new Map<string, number>();
-  const portFor = async (written: string): Promise<number> => {
-    const known = ports.get(written);
-    if (known !== undefined) return known;
-    const port = await freePort(taken);
-    ports.set(written, port);
-    return port;
-  };
-  await portFor('4010');
-  let script = block.script;
-  for (const written of new Set([...script.matchAll(/(?:127\.0\.0\.1:|localhost:|--port )(4\d{3})\b/g)].map((m) => m[1] ?? ''))) await portFor(written);
-  script = script.replace(/(127\.0\.0\.1:|localhost:|--port )(4\d{3})\b/g, (_all, prefix: string, written: string) => `${prefix}${ports.get(written) ?? written}`);
-  await writeFile(join(dir, 'block.sh'), script);
+  for (const name of Object.keys(PORT_VARIABLES)) ports.set(name, await freePort(taken));
+  await writeFile(join(dir, 'block.sh'), block.script);
 
   const mark = `SVC_DOC_BLOCK=${randomUUID()}`;
   if (ended) return { code: null, stdout: '', stderr: 'not run: the test file had ended', leftPorts: [], leftProcesses: [] };
@@ -179,7 +210,9 @@ async function run(block: Block): Promise<Outcome> {
     env: {
       ...process.env,
       PATH: `${await npxShim()}:${process.env['PATH'] ?? ''}`,
-      SVC_EMULATOR_PORT: String(ports.get('4010')),
+      ...Object.fromEntries([...ports].map(([name, port]) => [name, String(port)])),
+      // Not the emulator's own variable: a start that forgets --port "$PORT" must not be rescued by it.
+      SVC_EMULATOR_PORT: undefined,
       SVC_DOC_BLOCK: mark.slice('SVC_DOC_BLOCK='.length),
     },
   });

@@ -62,7 +62,7 @@ export async function startCli(args: string[], env: Record<string, string> = {})
         if (watchers.delete(watch)) reject(new Error(`exited ${code} before printing ${pattern}:\n${text}`));
       });
     });
-  await printed(/admin token/);
+  await printed(/listening on /);
   const base = /listening on (http:\/\/\S+)/.exec(text)?.[1] ?? '';
   return { child, base, port: Number(new URL(base).port), output: () => text, printed, exited };
 }
