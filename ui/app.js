@@ -20,10 +20,11 @@ import { clearWorldFilters, listFilters, renderDatalists, startFilters } from '.
 import { createLedger } from './ledger.js';
 import { keepBelowHeader, openFromHash, reveal } from './links.js';
 import { createMessages } from './messages.js';
-import { renderOverview } from './overview.js';
+import { createCounts, renderOverview } from './overview.js';
 import { createRecords } from './records.js';
 import { createRefresher } from './refresher.js';
 import { renderScenarios } from './scenarios.js';
+import { createSearch } from './search.js';
 import { createSession } from './session.js';
 import { createState, resetWorld } from './store.js';
 import { createTasks } from './tasks.js';
@@ -37,7 +38,7 @@ const SESSIONS_EVERY = 4;
 
 /** What shows a world's lists and items: emptied when another world is shown, until its first read fills it. */
 const WORLD_SHOWN = [
-  ...['overview-facts', 'clock-now', 'accounts-body', 'accounts-pager', 'account-facts', 'ledger-body', 'tasks-body', 'tasks-pager'],
+  ...['overview-facts', 'overview-counts', 'clock-now', 'accounts-body', 'accounts-pager', 'account-facts', 'ledger-body', 'tasks-body', 'tasks-pager'],
   ...['callbacks-body', 'callbacks-pager', 'records-body', 'records-pager', 'scenarios-body', 'faults-body', 'models', 'account-ids'],
 ];
 /** Text about a world's lists: back to the page's own words when another world is shown. */
@@ -71,8 +72,10 @@ export function start() {
   app.records = createRecords(app);
   app.faults = createFaults(app);
   app.verdict = createVerdict(app);
+  app.counts = createCounts(app);
   app.details = createDetails(app, { task: app.tasks.detail, record: app.records.detail, delivery: app.callbacks.detail });
   const choosers = { task: app.tasks.choose, record: app.records.choose, delivery: app.callbacks.choose, account: app.accounts.choose };
+  const search = createSearch(app, choosers);
   const pageText = new Map(WORLD_TEXT.map((id) => [id, $(id).textContent]));
   /** Forgets all that was read of the world shown (a sign-in, another world chosen): nothing of it stays on the page. */
   app.forgetWorld = () => {
@@ -97,6 +100,7 @@ export function start() {
   app.faults.start();
   app.verdict.start();
   app.worlds.start();
+  search.start();
   // The section links scroll without touching the address, which names the chosen item.
   for (const link of document.querySelectorAll('nav a')) {
     link.addEventListener('click', (event) => {
@@ -125,7 +129,7 @@ async function readOnce(app, readers) {
   const { epoch } = state;
   const tick = state.ticks++;
   try {
-    const [clock, accounts, tasks, records, callbacks, scenarios, faults, sessions] = await Promise.all([
+    const [clock, accounts, tasks, records, callbacks, scenarios, faults, sessions, counts] = await Promise.all([
       api('GET', '/_emulator/clock'),
       readers.accounts({ ...filters.accounts, page: state.pages.accounts }),
       readers.tasks({ ...filters.tasks, page: state.pages.tasks }),
@@ -135,6 +139,8 @@ async function readOnce(app, readers) {
       // A few rules at most, whose counts change with every request they take: read whole each time.
       api('GET', '/_emulator/faults'),
       app.worlds.read(tick % SESSIONS_EVERY === 0),
+      // The overview's counts, on every few polls (overview.js).
+      app.counts.read(tick),
     ]);
     // Another world was chosen meanwhile (its read follows), or the one shown is gone.
     if (state.epoch !== epoch || !app.worlds.show(sessions)) return;
@@ -148,6 +154,7 @@ async function readOnce(app, readers) {
     }
     app.clock.render(clock);
     renderOverview(state, clock);
+    app.counts.render(counts);
     app.accounts.render(accounts);
     for (const entry of tasks.rows) state.models.add(entry.task.model);
     for (const record of records.rows) if (record.model) state.models.add(record.model);

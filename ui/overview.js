@@ -1,9 +1,30 @@
-// The overview atop the dashboard: the world shown, in a few facts.
+// The overview atop the dashboard: the world shown in a few facts, and what a QA engineer looks at first, counted
+// (tasks by state and by model, callback messages failed and pending, the last refused or failed calls), each
+// count a link that opens its list filtered that way.
+import { listReader } from './api.js';
 import { clockText } from './clock.js';
 import { $, duration, fact, h, renderInto, time } from './dom.js';
+import { callLine } from './records.js';
+import { reveal } from './links.js';
 
 /** A store's size on disk, in words. */
 const bytesText = (n) => (n === 0 ? 'in memory' : n < 10240 ? `${n} bytes on disk` : n < 10485760 ? `${Math.round(n / 1024)} KB on disk` : `${Math.round(n / 1048576)} MB on disk`);
+
+/**
+ * The counts cost four reads (each sending the versions it holds, so a quiet one carries no rows): made on every
+ * few polls only, and on the first poll of a world shown.
+ */
+const COUNTS_EVERY = 3;
+/** Tasks counted: the newest this many (the control API pages at 1000 at most). */
+const COUNTED_TASKS = 1000;
+/** Call records looked through for the last errors, newest first. */
+const SCANNED_RECORDS = 100;
+const LAST_ERRORS = 5;
+const TASK_STATES = ['queued', 'processing', 'succeeded', 'failed', 'canceled'];
+const DELIVERIES = '/_emulator/webhooks/deliveries';
+
+/** A refused or failed call: answered 400 or above, or dropped by a reset fault. */
+const isError = (record) => record.status >= 400 || record.injected_fault?.kind === 'reset';
 
 /**
  * The world shown, in a few facts: a session's name, id, clock, sizes, when it was made and last used, and how long
@@ -37,4 +58,115 @@ export function renderOverview(state, clock) {
           beside === null ? null : fact('Sessions beside it', beside === 0 ? 'none' : `${beside} (choose one in the World picker)`),
         ],
   );
+}
+
+/** Sets a filter form's fields (all but its page size) to `values`, the others emptied, as if the user had. */
+function setFilters(formId, values) {
+  for (const field of $(formId).elements) if (field.name && field.name !== 'limit') field.value = values[field.name] ?? '';
+}
+
+/**
+ * The counts of the overview: `read(tick)` on every poll (it reads on every few only, and resolves null between),
+ * `render(read)` with what it read. `app.records` is used when rendering: the parts are made in any order.
+ */
+export function createCounts(app) {
+  const { state, api, refresh } = app;
+  let readers = null;
+  let epoch = -1;
+
+  async function read(tick) {
+    // Another world shown: the versions held are another world's.
+    if (epoch !== state.epoch) {
+      epoch = state.epoch;
+      readers = {
+        tasks: listReader(api, '/_emulator/tasks'),
+        failed: listReader(api, DELIVERIES),
+        pending: listReader(api, DELIVERIES),
+        records: listReader(api, '/_emulator/records'),
+      };
+    } else if (tick % COUNTS_EVERY !== 0) return null;
+    const [tasks, failed, pending, records] = await Promise.all([
+      readers.tasks({ limit: COUNTED_TASKS }),
+      readers.failed({ status: 'failed' }),
+      readers.pending({ status: 'pending' }),
+      readers.records({ limit: SCANNED_RECORDS }),
+    ]);
+    return { tasks, failed, pending, records };
+  }
+
+  /** Opens a list filtered as `values` say, from its first page, its heading at the top. */
+  const open = (list, formId, headingId, values) => (event) => {
+    event.preventDefault();
+    setFilters(formId, values);
+    state.pages[list] = 1;
+    refresh();
+    reveal(headingId, true);
+  };
+  const showTasks = (values) => open('tasks', 'task-filters', 'tasks-heading', values);
+  const showCallbacks = (values) => open('callbacks', 'callback-filters', 'callbacks-heading', values);
+  const showRecords = (values) => open('records', 'record-filters', 'records-heading', values);
+
+  /** A count as a link: `3 failed`, its href naming the list it opens. */
+  const countLink = (n, label, href, onClick, title) =>
+    h('li', {}, h('a', { href, onClick, title, dataset: { focus: `count-${href}-${label}` } }, h('span', { className: 'count' }, String(n)), ` ${label}`));
+  const group = (name, items, note) =>
+    h('div', { className: 'count-group' }, h('h3', {}, name), h('ul', { className: 'counts', 'aria-label': name }, items), note ? h('p', { className: 'hint' }, note) : null);
+
+  function render(read) {
+    if (!read) return;
+    const tasks = read.tasks.rows.map((row) => row.task);
+    const byState = TASK_STATES.map((status) => [status, tasks.filter((t) => t.status === status).length]);
+    const models = [...new Set(tasks.map((t) => t.model))].sort().map((model) => [model, tasks.filter((t) => t.model === model).length]);
+    const failed = read.failed.rows.length;
+    const pending = read.pending.rows;
+    const retrying = pending.filter((d) => d.attempts.length > 0).length;
+    const errors = read.records.rows.filter(isError).slice(0, LAST_ERRORS);
+    const more = read.tasks.has_more;
+    const signature = JSON.stringify([byState, models, failed, pending.length, retrying, errors.map((r) => r.request_id), more]);
+    renderInto($('overview-counts'), signature, () => [
+      group(
+        'Tasks by state',
+        byState.map(([status, n]) => countLink(n, status, '#tasks-heading', showTasks({ status }), `Show the ${status} tasks`)),
+        [tasks.length === 0 ? 'No tasks yet.' : `${tasks.length} in all`, more ? `: the newest ${COUNTED_TASKS} counted.` : '.'].join(''),
+      ),
+      group(
+        'Tasks by model',
+        models.length === 0 ? h('li', { className: 'hint' }, 'none yet') : models.map(([model, n]) => countLink(n, model, '#tasks-heading', showTasks({ model }), `Show the tasks of ${model}`)),
+      ),
+      group(
+        'Callbacks',
+        [
+          countLink(failed, 'failed', '#callbacks-heading', showCallbacks({ status: 'failed' }), 'Show the messages whose every automatic attempt failed'),
+          countLink(pending.length, 'pending', '#callbacks-heading', showCallbacks({ status: 'pending' }), 'Show the messages still to be delivered'),
+        ],
+        retrying > 0 ? `${retrying} pending after a failed attempt.` : null,
+      ),
+      h(
+        'div',
+        { className: 'count-group last-errors' },
+        h('h3', {}, 'Last errors'),
+        errors.length === 0
+          ? h('p', { className: 'hint' }, `None among the last ${SCANNED_RECORDS} calls.`)
+          : h(
+              'ol',
+              { className: 'errors', 'aria-label': 'Last errors' },
+              errors.map((r) => {
+                const filter = r.error_code ? { error_code: r.error_code } : { status: String(r.status) };
+                const label = r.injected_fault?.kind === 'reset' ? 'reset' : `${r.status}${r.error_code ? ` ${r.error_code}` : ''}`;
+                return h(
+                  'li',
+                  {},
+                  time(r.at),
+                  ' ',
+                  h('a', { href: '#records-heading', onClick: showRecords(filter), title: `Show every call ${r.error_code ? `refused with ${r.error_code}` : `answered ${r.status}`}`, dataset: { focus: `error-${r.request_id}` } }, label),
+                  ` ${callLine(r)} `,
+                  app.records.button(r.request_id, 'overview'),
+                );
+              }),
+            ),
+      ),
+    ]);
+  }
+
+  return { read, render };
 }

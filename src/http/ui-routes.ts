@@ -33,6 +33,7 @@ const FILES: Readonly<Record<string, string>> = {
   'overview.js': SCRIPT,
   'records.js': SCRIPT,
   'refresher.js': SCRIPT,
+  'search.js': SCRIPT,
   'session.js': SCRIPT,
   'store.js': SCRIPT,
   'tasks.js': SCRIPT,

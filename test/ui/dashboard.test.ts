@@ -12,6 +12,7 @@ import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '..
 import { failFirst, startReceiver } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
 import { faultsPanelTests } from './faults-panel.ts';
+import { overviewPanelTests } from './overview-panel.ts';
 import { verdictPanelTests } from './verdict-panel.ts';
 import { servedFilesTests } from './served-files.ts';
 import { sessionsPickerTests } from './sessions-picker.ts';
@@ -691,3 +692,4 @@ describe('the Faults panel', () => faultsPanelTests(browser));
 describe('the Verdict panel', () => verdictPanelTests(browser));
 describe('uploaded files opened in the dashboard’s tab', () => servedFilesTests(browser));
 describe('the world picker and overview', () => sessionsPickerTests(browser));
+describe('the overview’s counts and search box', () => overviewPanelTests(browser, screenshot));
