@@ -2,7 +2,6 @@
 export { createEmulator } from './emulator/index.ts';
 export type { Emulator, EmulatorInternals, EmulatorOptions, SessionHandle } from './emulator/index.ts';
 export type { NewSession, SessionCreated, SessionView, SessionsControl } from './sessions/index.ts';
-export { createApp } from './app.ts';
 export { createClock, formatTime } from './clock/index.ts';
 export type { Clock, ClockMode } from './clock/index.ts';
 export { openStore } from './store/index.ts';

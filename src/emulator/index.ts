@@ -14,7 +14,6 @@ import { buildWorld } from './world.ts';
 import type { World } from './world.ts';
 
 export type { Emulator, EmulatorInternals, EmulatorOptions, SessionHandle } from './types.ts';
-export { SESSION_HEADER } from './front.ts';
 
 /**
  * Builds a whole emulator in-process: the programmatic entry for test suites, and what `start` runs. A damaged

@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { rounded } from './decimal.ts';
 import { toPoints } from './points.ts';
 import type { Points } from './points.ts';
 
@@ -26,7 +27,7 @@ export function freezeAmount(rule: PriceRule, input: Record<string, unknown>): P
   const tier = String(input[rule.price_field]);
   const perSecond = rule.per_second[tier];
   if (perSecond === undefined) throw new Error(`no per-second price for ${rule.price_field}=${tier}`);
-  return toPoints(new Big(perSecond).times(estimatedSeconds(rule, input)));
+  return rounded(new Big(perSecond).times(estimatedSeconds(rule, input)));
 }
 
 function estimatedSeconds(rule: Extract<PriceRule, { rule: 'per_second' }>, input: Record<string, unknown>): number {

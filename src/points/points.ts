@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { rounded } from './decimal.ts';
 
 /**
  * Points are exact decimals, written with exactly three places (`40.000`). They are never floats: every sum
@@ -7,14 +8,14 @@ import Big from 'big.js';
  */
 export type Points = string;
 
-export function toPoints(value: Big | string | number): Points {
-  return new Big(value).round(3, Big.roundHalfUp).toFixed(3);
+export function toPoints(value: string | number): Points {
+  return rounded(new Big(value));
 }
 
 export const ZERO: Points = '0.000';
 
-export const add = (a: Points, b: Points): Points => toPoints(new Big(a).plus(b));
-export const sub = (a: Points, b: Points): Points => toPoints(new Big(a).minus(b));
-export const mul = (a: Points | number, b: Points | number): Points => toPoints(new Big(a).times(b));
+export const add = (a: Points, b: Points): Points => rounded(new Big(a).plus(b));
+export const sub = (a: Points, b: Points): Points => rounded(new Big(a).minus(b));
+export const mul = (a: Points | number, b: Points | number): Points => rounded(new Big(a).times(b));
 export const cmp = (a: Points, b: Points): -1 | 0 | 1 => new Big(a).cmp(b);
 export const isNegative = (a: Points): boolean => new Big(a).lt(0);

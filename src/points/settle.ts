@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import type { PriceRule } from './freeze.ts';
+import { rounded } from './decimal.ts';
 import { toPoints } from './points.ts';
 import type { Points } from './points.ts';
 
@@ -29,20 +30,23 @@ export function chargeFor(rule: PriceRule, input: Record<string, unknown>, actua
     if (perMillion === undefined || actual.output_tokens === undefined) {
       throw new Error(`settling ${tier} on tokens needs a per-million price and the actual output tokens`);
     }
-    return toPoints(new Big(perMillion).times(actual.output_tokens).div(1_000_000));
+    return rounded(new Big(perMillion).times(actual.output_tokens).div(1_000_000));
   }
   const perSecond = new Big(rule.per_second[tier] ?? 'NaN');
-  if (rule.seconds_field !== undefined) return toPoints(perSecond.times(Number(input[rule.seconds_field])));
+  if (rule.seconds_field !== undefined) return rounded(perSecond.times(Number(input[rule.seconds_field])));
   if (actual.seconds === undefined) throw new Error('settling by actual seconds needs them');
   const seconds = rule.round_seconds === 'up' ? Math.ceil(actual.seconds) : actual.seconds;
-  return toPoints(perSecond.times(seconds));
+  return rounded(perSecond.times(seconds));
 }
 
-/** Output tokens a video of `seconds` costs at the per-second price: per-second ÷ per-million × 1,000,000. */
-export function tokensPerSecond(rule: PriceRule, input: Record<string, unknown>): Big {
-  if (rule.rule !== 'per_second') return new Big(0);
+/**
+ * Output tokens a video of `seconds` costs at the per-second price: per-second ÷ per-million × 1,000,000, as an
+ * exact decimal string (not a Big: the published declarations name no big.js type).
+ */
+export function tokensPerSecond(rule: PriceRule, input: Record<string, unknown>): string {
+  if (rule.rule !== 'per_second') return '0';
   const tier = String(input[rule.price_field]);
-  return new Big(rule.per_second[tier] ?? 0).div(rule.per_million_output_tokens?.[tier] ?? 1).times(1_000_000);
+  return new Big(rule.per_second[tier] ?? 0).div(rule.per_million_output_tokens?.[tier] ?? 1).times(1_000_000).toFixed();
 }
 
 const hasItems = (value: unknown): boolean => Array.isArray(value) && value.length > 0;

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { toPoints } from './points.ts';
+import { rounded } from './decimal.ts';
 import type { Points } from './points.ts';
 
 /**
@@ -12,7 +12,7 @@ export function tokenPoints(
   inputTokens: number,
   outputTokens: number,
 ): Points {
-  return toPoints(
+  return rounded(
     new Big(prices.input_per_million).times(inputTokens).plus(new Big(prices.output_per_million).times(outputTokens)).div(1_000_000),
   );
 }
