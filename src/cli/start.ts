@@ -63,9 +63,9 @@ export async function start(options: StartOptions): Promise<void> {
     `  admin token  ${options.adminToken === undefined ? emulator.adminToken : masked(emulator.adminToken)}`,
     `  try          curl -H "Authorization: Bearer ${demo[0]?.key ?? '<key>'}" ${url}/v1/tasks`,
   ];
-  // Below info, one line still tells a script (or a user of --port 0) where to call; `silent` prints nothing at all.
-  if (chatty) console.log(lines.join('\n'));
-  else if (options.logLevel !== 'silent') console.log(lines[0]);
+  // Below info, one line still tells a script (or a user of --port 0) where to call, `silent` included: it is the
+  // command's answer, not a log line.
+  console.log(chatty ? lines.join('\n') : lines[0]);
 }
 
 /** The sessions a restart built again from the store, if any (a fresh start has none). */
