@@ -1,12 +1,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { bearerToken } from '../http/index.ts';
 import type { Sessions } from './sessions.ts';
 import type { SessionWorld } from './session-world.ts';
 import type { World } from './world.ts';
 
 /** The header with which the emulator's admin token steers one session's world (the dashboard's picker). */
 export const SESSION_HEADER = 'x-emulator-session';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * Every request reaches exactly one world: a /v1 request the world of its key, a control request the world of its
@@ -16,7 +15,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function frontOf(defaultWorld: () => World, sessions: Sessions, mainToken: string): RequestListener {
   const route = (req: IncomingMessage): SessionWorld | null => {
     const url = req.url ?? '';
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const token = bearerToken(req.headers.authorization);
     if (url.startsWith('/v1/')) {
       const key = token ?? (url.startsWith('/v1/messages') ? headerOf(req, 'x-api-key') : undefined);
       return key === undefined || defaultWorld().db.keys.get(key) ? null : sessions.forKey(key);

@@ -29,8 +29,11 @@ export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The token of an `Authorization: Bearer <token>` header's value, if it is one. */
+export const bearerToken = (authorization: string | undefined): string | undefined => BEARER.exec(authorization ?? '')?.[1];
+
 /** The token of `Authorization: Bearer <token>` (API key or admin token), if the request sends one. */
-export const bearerOf = (req: Request): string | undefined => BEARER.exec(req.headers.authorization ?? '')?.[1];
+export const bearerOf = (req: Request): string | undefined => bearerToken(req.headers.authorization);
 
 /**
  * The API key a /v1 request sends, known or not: its bearer token, or `x-api-key` on the Messages endpoint (what

@@ -14,7 +14,7 @@ export { adminSessionsRoutes } from './admin-sessions-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { uiRoutes } from './ui-routes.ts';
-export { apiKeyAuth } from './api-key.ts';
+export { apiKeyAuth, bearerToken } from './api-key.ts';
 export { isTextEndpoint, jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';
 export { hostCheck } from './host-check.ts';

@@ -1,17 +1,17 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { installPacked } from './packed.ts';
 
 // The package as users get it: `npm pack`, installed into an empty folder without dev dependencies, then
 // `npx svc-emulator start`, `conformance`, and `proxy --record`, `import-recording` and `parity`, with no
 // TypeScript toolchain at run time.
 
 const run = promisify(execFile);
-const ROOT = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
 let emulator: ChildProcess | undefined;
 let proxy: ChildProcess | undefined;
@@ -31,17 +31,7 @@ afterAll(async () => {
 it('installs from npm pack into an empty folder and runs start, conformance, proxy --record, import-recording and parity without dev dependencies', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pack-'));
   dirs.push(dir);
-  // Packed from a copy, so the build's dist/ never appears under the checkout other tests run from.
-  const copy = join(dir, 'source');
-  await cp(ROOT, copy, { recursive: true, filter: (src) => !/\/(node_modules|\.git|test-results|dist|\.svc-emulator)(\/|$)/.test(src.slice(ROOT.length - 1)) });
-  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  await run('npm', ['pack', '--pack-destination', dir], { cwd: copy });
-  const [tarball] = (await readdir(dir)).filter((f) => f.endsWith('.tgz'));
-  expect(tarball).toBeDefined();
-  const app = join(dir, 'app');
-  await run('mkdir', ['-p', app]);
-  await writeFile(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
-  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball ?? '')], { cwd: app });
+  const app = await installPacked(dir, { name: 'app', version: '1.0.0', private: true });
   const installed = await readdir(join(app, 'node_modules'));
   for (const devTool of ['tsx', 'typescript', 'vitest', '@stoplight']) expect(installed).not.toContain(devTool);
   const shipped = await readdir(join(app, 'node_modules', 'svc-emulator'));

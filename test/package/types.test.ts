@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { installPacked } from './packed.ts';
 
 // The published types as a TypeScript user meets them: `npm pack`, installed without dev dependencies into an
 // empty project that has only TypeScript and @types/node (as any Node project does), and a consumer importing every
@@ -92,17 +93,7 @@ const TSCONFIG = {
 it('compiles a consumer of every entry point against the packed package with strict and skipLibCheck false', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-types-'));
   dirs.push(dir);
-  // Packed from a copy, so the build's dist/ never appears under the checkout other tests run from.
-  const copy = join(dir, 'source');
-  await cp(ROOT, copy, { recursive: true, filter: (src) => !/\/(node_modules|\.git|test-results|dist|\.svc-emulator)(\/|$)/.test(src.slice(ROOT.length - 1)) });
-  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  await run('npm', ['pack', '--pack-destination', dir], { cwd: copy });
-  const [tarball] = (await readdir(dir)).filter((f) => f.endsWith('.tgz'));
-  expect(tarball).toBeDefined();
-  const app = join(dir, 'app');
-  await mkdir(app);
-  await writeFile(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true,"type":"module"}');
-  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball ?? '')], { cwd: app });
+  const app = await installPacked(dir, { name: 'app', version: '1.0.0', private: true, type: 'module' });
   // The consumer's own dev dependency: the declarations use node's types (http.RequestListener, Server).
   await mkdir(join(app, 'node_modules', '@types'), { recursive: true });
   const types = await readdir(join(app, 'node_modules', '@types'));
