@@ -1,15 +1,17 @@
 import type { Response } from 'express';
+import { SCENARIO_HEADER, SCENARIO_METADATA_KEY } from '../scenarios/index.ts';
+import { requestIdentity } from '../verdict/index.ts';
 import { keySent } from './api-key.ts';
 import type { AppDeps } from './context.ts';
-import { bodyDigestOf } from './json-body.ts';
+import { bodyDigestOf, rawBodyOf } from './json-body.ts';
 import { contextOf } from './request-context.ts';
 
 /**
  * Notes a /v1 request in the client log once it is over, for the verdict: what the client sent (its key as sent,
- * so a refused key is judged too; its body's digest; its Idempotency-Key) and what it got: the status, or `reset`
- * when the answer never finished (the emulator cut the connection, or the client gave up and left; from here the
- * two look alike, and a client treats both as a request without an answer). Only requests that began on the
- * store of this run: a reset starts a new log.
+ * so a refused key is judged too; its body's digest, and apart from it the scenario the test steered it to; its
+ * Idempotency-Key) and what it got: the status, or `reset` when the answer never finished (the emulator cut the
+ * connection, or the client gave up and left; from here the two look alike, and a client treats both as a request
+ * without an answer). Only requests that began on the store of this run: a reset starts a new log.
  */
 export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: Response): void {
   const context = contextOf(res);
@@ -22,14 +24,16 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
   const query = url.indexOf('?');
   const retryAfter = status === 429 && finished ? Number(res.getHeader('retry-after')) : NaN;
   const idempotencyKey = req.headers['idempotency-key'];
+  const path = query === -1 ? url : url.slice(0, query);
+  const sent = { method: req.method, path, body: rawBodyOf(req), header: req.get(SCENARIO_HEADER), metadataKey: SCENARIO_METADATA_KEY, digest: () => bodyDigestOf(req) };
   deps.clientLog.request({
     requestId: context.requestId,
     atMs: context.startedWall,
     key: keySent(res.req) ?? null,
     account: context.account?.id ?? null,
     method: req.method,
-    path: query === -1 ? url : url.slice(0, query),
-    bodyDigest: bodyDigestOf(req),
+    path,
+    ...requestIdentity(sent),
     idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
     outcome: finished ? status : 'reset',
     errorCode: status >= 400 ? (context.call?.error_code ?? context.errorCode ?? null) : null,

@@ -1,4 +1,4 @@
-import { inOrder, isSubmit, NOT_RETRYABLE, readTask, result, retryable, sameRequest, seconds, TERMINAL } from './requests.ts';
+import { inOrder, isSubmit, NOT_RETRYABLE, readTask, reSteered, result, retryable, sameRequest, seconds, TERMINAL } from './requests.ts';
 import type { Check, ClientRequest } from './types.ts';
 
 type Failure = { reason: string; evidence: string[] };
@@ -25,7 +25,8 @@ export const retryAfterRespected: Check = {
         if (r.outcome !== 429 || r.retryAfter === null) return;
         exercised = true;
         const until = r.atMs + r.retryAfter * 1000;
-        const early = requests.slice(i + 1).filter((next) => next.atMs < until);
+        // The refused call steered to another scenario is the test's next step, not the client ignoring the wait.
+        const early = requests.slice(i + 1).filter((next) => next.atMs < until && !reSteered(r, next));
         if (early.length > 0) {
           const first = early[0] as ClientRequest;
           failures.push({
@@ -51,7 +52,7 @@ export const submitRetriedIdempotently: Check = {
         if (!isSubmit(failed) || !retryable(failed)) return;
         const retry = requests
           .slice(i + 1)
-          .find((next) => isSubmit(next) && next.bodyDigest === failed.bodyDigest && next.atMs - failed.atMs <= limits.retryWindowMs);
+          .find((next) => isSubmit(next) && sameRequest(next, failed) && next.atMs - failed.atMs <= limits.retryWindowMs);
         if (!retry) return;
         exercised = true;
         const what = `a ${failed.outcome}`;

@@ -47,7 +47,12 @@ export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
 }
 
 /** Larger bodies (a text call's images) are digested as sent: parsing them again for every request costs too much. */
-const CANONICAL_BODY_BYTES = 64 * 1024;
+export const CANONICAL_BODY_BYTES = 64 * 1024;
+
+const digestOf = (canonical: Buffer | string): string => createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+
+/** The digest bodyDigest gives the JSON text of `value`, for a body already parsed. */
+export const jsonDigest = (value: unknown): string => digestOf(JSON.stringify(sorted(value)));
 
 /**
  * A body's digest for telling one request from another: JSON with its keys sorted (a client that builds the same
@@ -55,15 +60,14 @@ const CANONICAL_BODY_BYTES = 64 * 1024;
  */
 export function bodyDigest(body: Buffer | string | null | undefined): string {
   if (body === null || body === undefined || body.length === 0) return '';
-  let canonical: Buffer | string = body;
   if (body.length <= CANONICAL_BODY_BYTES) {
     try {
-      canonical = JSON.stringify(sorted(JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))));
+      return jsonDigest(JSON.parse(typeof body === 'string' ? body : body.toString('utf8')));
     } catch {
       // Not JSON: the bytes themselves.
     }
   }
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+  return digestOf(body);
 }
 
 /** bodyDigest worked out while a body arrives: fed its chunks in order, then given the body they made up. */

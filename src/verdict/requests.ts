@@ -7,11 +7,15 @@ export const retryable = (r: ClientRequest): boolean =>
 /** A refusal that says the request itself is wrong: sent again unchanged, it is refused again. */
 export const NOT_RETRYABLE = new Set([401, 402, 403, 404, 409, 422]);
 
-/** Two requests a client sent as one: same key, method, path and body. */
-export const sameRequest = (a: ClientRequest, b: ClientRequest): boolean =>
-  a.key === b.key && a.method === b.method && a.path === b.path && a.bodyDigest === b.bodyDigest;
+const sameSent = (a: ClientRequest, b: ClientRequest): boolean => a.key === b.key && a.method === b.method && a.path === b.path && a.bodyDigest === b.bodyDigest;
 
-export const isSubmit = (r: ClientRequest): boolean => r.method === 'POST' && r.path === '/v1/tasks';
+/** Two requests a client sent as one: same key, method, path, body and steering (a retry never changes the steering). */
+export const sameRequest = (a: ClientRequest, b: ClientRequest): boolean => sameSent(a, b) && a.steering === b.steering;
+
+/** `b` is `a` steered otherwise and nothing else: the test sending the same call again for another scenario. */
+export const reSteered = (a: ClientRequest, b: ClientRequest): boolean => sameSent(a, b) && a.steering !== b.steering;
+
+export const isSubmit = (r: Pick<ClientRequest, 'method' | 'path'>): boolean => r.method === 'POST' && r.path === '/v1/tasks';
 
 const TASK_READ = /^\/v1\/tasks\/([^/]+)$/;
 /** The task a `GET /v1/tasks/{id}` reads. */

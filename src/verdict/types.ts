@@ -15,8 +15,17 @@ export interface ClientRequest {
   account: string | null;
   method: string;
   path: string;
-  /** A digest of the body as sent: two requests with the same digest, method and path are the same request. */
+  /**
+   * A digest of the body as sent, a submit's metadata `emulator_scenario` left out: two requests with the same
+   * digest, method, path and steering are the same request.
+   */
   bodyDigest: string;
+  /**
+   * The test's steering as sent (the X-Emulator-Scenario header, a submit's metadata `emulator_scenario`), or null
+   * for none: no client changes it between attempts, so two requests that differ in it are the test's two steps.
+   * @see steering.ts
+   */
+  steering: string | null;
   idempotencyKey: string | null;
   /** The HTTP status, or what ended the exchange without one. */
   outcome: number | 'reset' | 'timeout';

@@ -10,6 +10,7 @@ export function clientRequest(requestId: string, atMs: number, over: Partial<Cli
     method: 'POST',
     path: '/v1/tasks',
     bodyDigest: 'd1',
+    steering: null,
     idempotencyKey: null,
     outcome: 200,
     errorCode: null,
