@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/files', fileServingRoutes(deps));
 
   // The dashboard's page holds no data, so it is served before the control API's token check.
-  app.use('/_emulator/ui', uiRoutes());
+  app.use('/_emulator/ui', uiRoutes(deps.signIns, deps.config.adminTokens, noRoute));
 
   const admin = express.Router(ROUTING);
   // OPTIONS goes past it to the token check, as every other method the health path does not take.
@@ -114,7 +114,8 @@ export function createApp(deps: AppDeps): Express {
   // The token comes before reading the body: a request without it is refused (401) whatever it sent.
   admin.use(adminAuth(deps.config.adminTokens));
   admin.use(unknownSession);
-  admin.use(jsonBody(deps.config.bodyLimit));
+  // POST /_emulator/scenarios takes a scenario file's YAML as it is, as well as JSON.
+  admin.use(jsonBody(deps.config.bodyLimit, { takesYaml: (req) => req.method === 'POST' && req.path === '/scenarios' }));
   admin.use(optionsTo(noRoute));
   const adminDeps = { contract: deps.contract, control: deps.control };
   admin.use(adminRoutes(adminDeps));

@@ -8,7 +8,9 @@ export function createActions({ state, announce, signOut, refresh }) {
 
   /**
    * Runs one control call, says what happened in the header, and refreshes at once. The button is marked busy
-   * rather than disabled while the call runs: a disabled button would drop the keyboard focus.
+   * rather than disabled while the call runs: a disabled button would drop the keyboard focus. `run` resolves with
+   * what to say, or with `{ message, failed }`: a call that went well can bring news of a failure (a verdict with a
+   * failed check), which is said as a failure is, never in the colour of success.
    */
   async function act(button, run) {
     if (button) {
@@ -17,7 +19,9 @@ export function createActions({ state, announce, signOut, refresh }) {
       button.setAttribute('aria-busy', 'true');
     }
     try {
-      announce(await run());
+      const said = await run();
+      if (typeof said === 'object' && said !== null) announce(said.message, said.failed === true);
+      else announce(said);
     } catch (error) {
       if (error instanceof ApiFailure && error.status === 401) return signOut('The emulator no longer accepts the token; sign in again.');
       announce(error instanceof ApiFailure ? `Refused: ${error.status} ${error.code}: ${error.message}` : String(error), true);

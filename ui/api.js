@@ -27,21 +27,24 @@ const ENCODER = new TextEncoder();
  *
  * Every call names the world shown in X-Emulator-Session (this is the one place that header is set) but those of
  * /_emulator/sessions: a session's world lists only itself there, and the picker needs every session.
+ *
+ * A body is sent as JSON, unless `type` names another media type: then it is a string sent as it is (a pasted
+ * YAML scenario file).
  */
 export function createApi(token, world = () => null) {
   const traffic = { bytes: 0, requests: 0 };
-  async function api(method, path, body) {
+  async function api(method, path, body, { type } = {}) {
     const session = path.startsWith(SESSIONS_PATH) ? null : world();
     // The header marks the dashboard's own calls: its polling reads are logged at debug, not info, and none of its
     // calls counts as a use of a session (for its idle time-to-live): watching a session does not keep it alive.
     const headers = { Authorization: `Bearer ${token()}`, 'X-Emulator-Client': 'dashboard' };
     if (session) headers[SESSION_HEADER] = session;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (body !== undefined) headers['Content-Type'] = type ?? 'application/json';
     const res = await fetch(path, {
       method,
       headers,
       cache: 'no-store',
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined ? { body: type ? body : JSON.stringify(body) } : {}),
     });
     const text = await res.text();
     traffic.bytes += ENCODER.encode(text).length;

@@ -1,12 +1,12 @@
 // The emulator's dashboard: plain ES modules, no build step, no library. It reads and steers the control API
-// under /_emulator with the admin token the user signs in with (kept in this tab's sessionStorage only), in the
+// under /_emulator with the admin token the user signs in with (kept by the emulator for this browser, session.js), in the
 // world chosen in the header's picker (the default world or one session's), and polls every 1.5 s, reading only
 // what changed: lists send the versions of the rows the page holds, the ledger asks for the entries after the
 // newest it has. Everything from the emulator is written as text.
 //
 // This is the entry module: `start()` makes the state and every part of the page, hands each the few things it
 // uses, and wires the page's controls. No other module does anything when imported.
-/* global document, window */
+/* global window */
 
 import { ApiFailure, createApi, listReader } from './api.js';
 import { createAccounts } from './accounts.js';
@@ -18,7 +18,7 @@ import { createFaults } from './faults.js';
 import { $, invalidate } from './dom.js';
 import { clearWorldFilters, listFilters, renderDatalists, startFilters } from './filters.js';
 import { createLedger } from './ledger.js';
-import { keepBelowHeader, openFromHash, reveal } from './links.js';
+import { followAddress, keepBelowHeader, openFromHash } from './links.js';
 import { createMessages } from './messages.js';
 import { createCounts, renderOverview } from './overview.js';
 import { createRecords } from './records.js';
@@ -101,15 +101,9 @@ export function start() {
   app.verdict.start();
   app.worlds.start();
   search.start();
-  // The section links scroll without touching the address, which names the chosen item.
-  for (const link of document.querySelectorAll('nav a')) {
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      reveal(link.getAttribute('href').slice(1));
-    });
-  }
+  // The section links are plain links to a view's address: the browser keeps them in its history.
   const followLink = () => {
-    if (state.token) openFromHash(choosers);
+    if (state.token) followAddress(choosers);
   };
   window.addEventListener('hashchange', followLink);
   window.addEventListener('popstate', followLink);

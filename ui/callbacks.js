@@ -1,9 +1,37 @@
 // Callback messages: in a task's detail, across tasks, and one chosen, each with every attempt's request and answer.
 import { readOrNull } from './details.js';
-import { chooser, duration, emptyRow, fact, h, jsonBlock, prettyJson, renderInto, seconds, statusBadge, time, $ } from './dom.js';
+import { chooser, duration, emptyRow, fact, h, jsonBlock, prettyJson, renderInto, seconds, shortTime, statusBadge, time, $ } from './dom.js';
+import { outcomeLabel, outcomeOf, rowClass, trialOutcome, TWO_CLOCKS, TRIAL_KINDS, webhookClock } from './labels.js';
 
 const answerOf = (a) => (a.status_code !== null ? String(a.status_code) : `error: ${a.error ?? 'unknown'}`);
 const headerLines = (headers) => Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+
+/** A message's state: a trial one (forged, stale) by what its receiver did, as the emulator's status does not say. */
+function stateOf(d) {
+  const trial = trialOutcome(d);
+  const label = trial && outcomeLabel(trial.outcome, trial.kind);
+  return label ? [label, h('span', { className: 'hint' }, `, listed as ${d.status}`)] : statusBadge(d.status);
+}
+
+/** `: refused, as it should (forged signature)`, after a trial attempt's status; empty after any other. */
+function meaning(a) {
+  const outcome = outcomeOf(a);
+  if (outcome !== 'refused' && outcome !== 'accepted') return '';
+  return `: ${outcome === 'refused' ? 'refused, as it should' : 'accepted, where it should have been refused'} (${TRIAL_KINDS[a.kind]})`;
+}
+
+/** What a trial message is, in the message's facts; null for any other. */
+function trialFact(d) {
+  const trial = trialOutcome(d);
+  if (!trial) return null;
+  const what = `a delivery with a ${TRIAL_KINDS[trial.kind]}, which a correct receiver turns away with any non-2xx status`;
+  const words = {
+    refused: `refused, as it should: ${what}. The emulator lists it as ${d.status}; it is no failure of the receiver.`,
+    accepted: `accepted, a fault of the receiver: ${what}, and this one took it.`,
+    failed: `not answered: ${what}. No answer says nothing of the receiver's checks.`,
+  };
+  return fact('Outcome', words[trial.outcome]);
+}
 
 /** `app.details` and `app.tasks` are read when used: the parts are made in any order. */
 export function createCallbacks(app) {
@@ -35,7 +63,7 @@ export function createCallbacks(app) {
     actions.act(target, async () => {
       const delivery = await api('POST', `/_emulator/webhooks/deliveries/${encodeURIComponent(id)}/resend`);
       const last = delivery.attempts[delivery.attempts.length - 1];
-      const answer = last ? (last.status_code !== null ? `answered ${last.status_code}` : `failed: ${last.error}`) : 'sent';
+      const answer = last ? (last.status_code !== null ? `answered ${last.status_code}${meaning(last)}` : `failed: ${last.error}`) : 'sent';
       return `Resent ${id}: ${answer}.`;
     });
   }
@@ -48,30 +76,33 @@ export function createCallbacks(app) {
       h('p', { className: 'delivery-head' },
         h('code', {}, d.id),
         where === 'task' ? [' (', chooser('open', { pressed: d.id === state.delivery.id, focus: `${where}-open-${d.id}`, onChoose: () => choose(d.id), title: `Open ${d.id} among the callbacks` }), ')'] : null,
-        ` ${d.type} to `, h('span', { className: 'url' }, d.url), ': ', statusBadge(d.status),
+        ` ${d.type} to `, h('span', { className: 'url' }, d.url), ': ', stateOf(d),
         '. Next due attempt: ', ...nextAttempt(d), ' ', resendButton(d, where)),
       // Folded at first: for a task's message it is mostly the task, shown above.
       jsonBlock('Body sent on every attempt', prettyJson(d.body), `${where}-${d.id}-body`, { open: false }),
+      d.attempts.length > 0 ? h('p', { className: 'hint clocks' }, TWO_CLOCKS) : null,
       h('div', { className: 'scroll' },
         h('table', {},
           h('caption', {}, `Attempts of ${d.id}`),
           h('thead', {}, h('tr', {},
             h('th', { scope: 'col', className: 'num' }, '#'),
             h('th', { scope: 'col' }, 'Kind'),
-            h('th', { scope: 'col' }, 'Time'),
+            h('th', { scope: 'col' }, 'Sent at (emulator clock, virtual)'),
+            h('th', { scope: 'col' }, 'webhook-timestamp (Unix seconds)'),
             h('th', { scope: 'col' }, 'Answer'),
             h('th', { scope: 'col', className: 'num' }, 'Duration (ms)'),
             h('th', { scope: 'col' }, 'Response excerpt'),
             h('th', { scope: 'col' }, 'Request headers'))),
           h('tbody', {},
             d.attempts.length === 0
-              ? emptyRow(7, 'No attempt yet.')
+              ? emptyRow(8, 'No attempt yet.')
               : d.attempts.map((a) =>
-                  h('tr', { className: a.ok ? 'ok' : 'not-ok' },
+                  h('tr', { className: rowClass(outcomeOf(a)) },
                     h('td', { className: 'num' }, String(a.number)),
                     h('td', {}, a.kind),
                     h('td', {}, time(a.at)),
-                    h('td', {}, answerOf(a)),
+                    h('td', {}, webhookClock(a)),
+                    h('td', {}, answerOf(a), outcomeLabel(outcomeOf(a), a.kind) ? [' ', outcomeLabel(outcomeOf(a), a.kind)] : null),
                     h('td', { className: 'num' }, String(Math.round(a.duration_ms))),
                     h('td', {}, a.response_excerpt ? h('code', { className: 'excerpt' }, a.response_excerpt) : '–'),
                     h('td', {}, a.request_headers
@@ -90,17 +121,19 @@ export function createCallbacks(app) {
         ? emptyRow(9, 'No callback messages.')
         : messages.map((d) => {
             const last = d.attempts.at(-1);
-            const failing = d.status === 'failed' || (d.status === 'pending' && last && !last.ok);
+            // A trial message is failing only when no one answered it; refused, it did what it should.
+            const trial = trialOutcome(d);
+            const failing = trial ? trial.outcome !== 'refused' : d.status === 'failed' || (d.status === 'pending' && last && !last.ok);
             return h(
               'tr',
-              { className: [d.id === state.delivery.id ? 'chosen' : '', failing ? 'not-ok' : ''].join(' ').trim() || undefined },
+              { className: [d.id === state.delivery.id ? 'chosen' : '', failing ? 'not-ok' : trial ? 'expected' : ''].join(' ').trim() || undefined },
               h('th', { scope: 'row' }, chooser(d.id, { pressed: d.id === state.delivery.id, focus: `callbacks-${d.id}`, onChoose: () => choose(d.id) })),
               h('td', {}, d.type),
               h('td', {}, d.task_id ? taskButton(d.task_id, `callbacks-${d.id}`) : '–'),
               h('td', {}, h('code', {}, d.account_id)),
-              h('td', {}, statusBadge(d.status), failing && d.status === 'pending' ? ' retrying' : ''),
+              h('td', {}, stateOf(d), failing && d.status === 'pending' ? ' retrying' : ''),
               h('td', { className: 'num' }, String(d.attempts.length)),
-              h('td', {}, last ? [answerOf(last), ' at ', h('time', { datetime: last.at }, last.at.slice(11, 19))] : '–'),
+              h('td', {}, last ? [answerOf(last), ' at ', shortTime(last.at)] : '–'),
               h('td', {}, ...nextAttempt(d)),
               h('td', {}, resendButton(d, 'callbacks')),
             );
@@ -119,7 +152,8 @@ export function createCallbacks(app) {
               fact('Event', delivery.type),
               fact('Task', delivery.task_id ? taskButton(delivery.task_id, 'delivery') : 'none (a test event)'),
               fact('Account', h('code', {}, delivery.account_id)),
-              fact('Created', time(delivery.created_at))),
+              fact('Created', time(delivery.created_at)),
+              trialFact(delivery)),
             block(delivery, 'delivery'),
           ]
         : h('p', { className: 'hint' }, 'Not found: no such message (a reset, or past its retention?)'),

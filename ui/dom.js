@@ -54,9 +54,23 @@ export function renderInto(container, signature, build) {
 /** Forgets what a container shows, so the next render rebuilds it. */
 export const invalidate = (container) => signatures.delete(container);
 
-export const plainTime = (iso) => iso.replace('T', ' ').replace(/\+08:00$/, '');
+/** The zone a time of the control API ends with: `+08:00` (or `Z`); empty for none. */
+export const zoneOf = (iso) => /(?:Z|[+-]\d\d:\d\d)$/.exec(iso)?.[0] ?? '';
+
+/** `2026-11-23 09:00:00 +08:00`: every time on the page says its zone, the emulator's clock being no one's local time. */
+export const plainTime = (iso) => iso.replace('T', ' ').replace(/(Z|[+-]\d\d:\d\d)$/, ' $1');
 
 export const time = (iso) => (iso ? h('time', { datetime: iso }, plainTime(iso)) : '–');
+
+/** `09:00:05 +08:00`: a time of the day, for a table's cell, its zone still said. */
+export const shortTime = (iso) => (iso ? h('time', { datetime: iso }, `${iso.slice(11, 19)} ${zoneOf(iso)}`.trim()) : '–');
+
+/** Epoch milliseconds as a time of the control API's form, in the zone given as `+08:00` (UTC for any other). */
+export function isoAt(ms, zone) {
+  const match = /^([+-])(\d\d):(\d\d)$/.exec(zone);
+  const offsetMs = match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) * 60_000 : 0;
+  return `${new Date(ms + offsetMs).toISOString().slice(0, 19)}${match ? zone : 'Z'}`;
+}
 
 export const seconds = (fromIso, toIso) => Math.round((Date.parse(toIso) - Date.parse(fromIso)) / 1000);
 

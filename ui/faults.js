@@ -1,12 +1,23 @@
-// Faults injected at run time: the rules in force with how many requests each took and injected into, a form for
-// the common ones (the next N errors of a code, latency, a reset), and buttons to remove one or all.
+// Faults injected at run time: the rules in force with how many requests (or callbacks) each took and injected
+// into, the form that adds any of them (fault-form.js), and buttons to remove one or all. Its start also wires the
+// Scenarios panel's load form: both steer what the emulator does next, and app.js hands this part the api.
 import { $, emptyRow, h, renderInto } from './dom.js';
+import { CALLBACK_KINDS, startFaultForm } from './fault-form.js';
+import { startScenarioForm } from './scenarios.js';
 
-/** A rule's match in a few words. */
-const matchText = (match = {}) =>
-  Object.entries(match)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ') || 'every request';
+/** A rule's match in a few words: a callback fault's rule takes callbacks (of an event, an account), not requests. */
+function matchText(rule) {
+  const match = rule.match ?? {};
+  if (CALLBACK_KINDS.has(rule.fault.kind)) {
+    const which = match.event ? `${match.event} callbacks` : 'every callback';
+    return match.account ? `${match.event ? which : 'callbacks'} of ${match.account}` : which;
+  }
+  return (
+    Object.entries(match)
+      .map(([name, value]) => `${name} ${value}`)
+      .join(', ') || 'every request'
+  );
+}
 
 /** A fault in a few words. */
 function faultText(fault) {
@@ -18,9 +29,15 @@ function faultText(fault) {
     case 'cut':
       return `cut after ${fault.after_chunks} events`;
     case 'trickle':
-      return `${fault.bytes_per_second} bytes/s`;
+      return `trickle at ${fault.bytes_per_second} bytes/s`;
     case 'delay':
-      return `callback delayed ${fault.seconds} s`;
+      return `callback delayed ${fault.seconds} s (virtual)`;
+    case 'duplicate':
+      return 'callback delivered twice';
+    case 'out_of_order':
+      return 'callbacks out of order';
+    case 'forged_signature':
+      return 'forged callback first';
     default:
       return fault.kind.replaceAll('_', ' ');
   }
@@ -40,7 +57,7 @@ export function createFaults({ api, actions }) {
               'tr',
               {},
               h('th', { scope: 'row' }, h('code', {}, rule.id)),
-              h('td', {}, matchText(rule.match)),
+              h('td', {}, matchText(rule)),
               h('td', {}, faultText(rule.fault)),
               h('td', {}, howOften(rule)),
               h('td', { className: 'num' }, `${rule.hits} of ${rule.matched}`),
@@ -62,39 +79,9 @@ export function createFaults({ api, actions }) {
     );
   }
 
-  /** The rule the form describes. */
-  function ruleOfForm() {
-    const kind = $('fault-kind').value;
-    const fault =
-      kind === 'error'
-        ? { kind, code: $('fault-code').value }
-        : kind === 'latency'
-          ? { kind, ms: Number($('fault-ms').value) }
-          : { kind };
-    const match = {};
-    const path = $('fault-path').value.trim();
-    if (path) match.path = path;
-    const rule = { match, fault };
-    const times = $('fault-times').value.trim();
-    if (times) rule.times = Number(times);
-    return rule;
-  }
-
   function start() {
-    const showFields = () => {
-      const kind = $('fault-kind').value;
-      $('fault-code-field').hidden = kind !== 'error';
-      $('fault-ms-field').hidden = kind !== 'latency';
-    };
-    $('fault-kind').addEventListener('change', showFields);
-    showFields();
-    $('fault-form').addEventListener('submit', (event) => {
-      event.preventDefault();
-      actions.act(event.submitter ?? null, async () => {
-        const { data } = await api('POST', '/_emulator/faults', { rules: [ruleOfForm()] });
-        return `Fault rule ${data.map((r) => r.id).join(', ')} added.`;
-      });
-    });
+    startFaultForm({ api, actions });
+    startScenarioForm({ api, actions });
     $('faults-clear').addEventListener('click', (event) =>
       actions.act(event.currentTarget, async () => {
         const { removed } = await api('DELETE', '/_emulator/faults');

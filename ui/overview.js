@@ -5,6 +5,7 @@ import { listReader } from './api.js';
 import { clockText } from './clock.js';
 import { $, duration, fact, h, renderInto, time } from './dom.js';
 import { callLine } from './records.js';
+import { trialOutcome } from './labels.js';
 import { reveal } from './links.js';
 
 /** A store's size on disk, in words. */
@@ -117,29 +118,34 @@ export function createCounts(app) {
     const tasks = read.tasks.rows.map((row) => row.task);
     const byState = TASK_STATES.map((status) => [status, tasks.filter((t) => t.status === status).length]);
     const models = [...new Set(tasks.map((t) => t.model))].sort().map((model) => [model, tasks.filter((t) => t.model === model).length]);
-    const failed = read.failed.rows.length;
+    // The emulator lists a forged or stale delivery the receiver refused as failed: it did what it should.
+    const refused = read.failed.rows.filter((d) => trialOutcome(d)?.outcome === 'refused').length;
+    const failed = read.failed.rows.length - refused;
     const pending = read.pending.rows;
     const retrying = pending.filter((d) => d.attempts.length > 0).length;
     const errors = read.records.rows.filter(isError).slice(0, LAST_ERRORS);
     const more = read.tasks.has_more;
-    const signature = JSON.stringify([byState, models, failed, pending.length, retrying, errors.map((r) => r.request_id), more]);
+    const signature = JSON.stringify([byState, models, failed, refused, pending.length, retrying, errors.map((r) => r.request_id), more]);
     renderInto($('overview-counts'), signature, () => [
       group(
         'Tasks by state',
-        byState.map(([status, n]) => countLink(n, status, '#tasks-heading', showTasks({ status }), `Show the ${status} tasks`)),
+        byState.map(([status, n]) => countLink(n, status, '#tasks', showTasks({ status }), `Show the ${status} tasks`)),
         [tasks.length === 0 ? 'No tasks yet.' : `${tasks.length} in all`, more ? `: the newest ${COUNTED_TASKS} counted.` : '.'].join(''),
       ),
       group(
         'Tasks by model',
-        models.length === 0 ? h('li', { className: 'hint' }, 'none yet') : models.map(([model, n]) => countLink(n, model, '#tasks-heading', showTasks({ model }), `Show the tasks of ${model}`)),
+        models.length === 0 ? h('li', { className: 'hint' }, 'none yet') : models.map(([model, n]) => countLink(n, model, '#tasks', showTasks({ model }), `Show the tasks of ${model}`)),
       ),
       group(
         'Callbacks',
         [
-          countLink(failed, 'failed', '#callbacks-heading', showCallbacks({ status: 'failed' }), 'Show the messages whose every automatic attempt failed'),
-          countLink(pending.length, 'pending', '#callbacks-heading', showCallbacks({ status: 'pending' }), 'Show the messages still to be delivered'),
+          countLink(failed, 'failed', '#callbacks', showCallbacks({ status: 'failed' }), 'Show the messages whose every automatic attempt failed'),
+          countLink(pending.length, 'pending', '#callbacks', showCallbacks({ status: 'pending' }), 'Show the messages still to be delivered'),
         ],
-        retrying > 0 ? `${retrying} pending after a failed attempt.` : null,
+        [
+          retrying > 0 ? `${retrying} pending after a failed attempt.` : '',
+          refused > 0 ? `${refused} forged or stale ${refused === 1 ? 'delivery' : 'deliveries'} refused, as ${refused === 1 ? 'it' : 'they'} should: not counted as failed.` : '',
+        ].join(' ').trim() || null,
       ),
       h(
         'div',
@@ -158,7 +164,7 @@ export function createCounts(app) {
                   {},
                   time(r.at),
                   ' ',
-                  h('a', { href: '#records-heading', onClick: showRecords(filter), title: `Show every call ${r.error_code ? `refused with ${r.error_code}` : `answered ${r.status}`}`, dataset: { focus: `error-${r.request_id}` } }, label),
+                  h('a', { href: '#records', onClick: showRecords(filter), title: `Show every call ${r.error_code ? `refused with ${r.error_code}` : `answered ${r.status}`}`, dataset: { focus: `error-${r.request_id}` } }, label),
                   ` ${callLine(r)} `,
                   app.records.button(r.request_id, 'overview'),
                 );

@@ -1,6 +1,7 @@
 // Scenarios in words: a task scenario by its seconds in the queue and in processing and how it ends; a text
 // scenario (one with a `text` block, scenarios/text.yaml) by how its calls stream and end. Text calls have no
-// queue: showing them task timings would say something the emulator never does.
+// queue: showing them task timings would say something the emulator never does. And the form that loads more
+// from a pasted scenario file.
 import { $, emptyRow, h, renderInto } from './dom.js';
 
 export const isTextScenario = (s) => s.text !== undefined && s.text !== null;
@@ -66,4 +67,20 @@ export function renderScenarios(scenarios) {
           ),
         ),
   );
+}
+
+/**
+ * Wires the load form: the pasted text goes to POST /_emulator/scenarios as YAML (JSON is YAML too), so the
+ * parsing and the checks are those of a scenario file; a refusal is said in the header and loads nothing. The list
+ * is read again at once: the poll reads it only now and then.
+ */
+export function startScenarioForm({ api, actions }) {
+  $('scenario-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    actions.act(event.submitter ?? null, async () => {
+      const { data } = await api('POST', '/_emulator/scenarios', $('scenario-yaml').value, { type: 'application/yaml' });
+      renderScenarios((await api('GET', '/_emulator/scenarios')).data);
+      return `Scenario${data.length === 1 ? '' : 's'} ${data.map((s) => s.name).join(', ')} loaded.`;
+    });
+  });
 }

@@ -1,12 +1,34 @@
-// Signing in and out with the admin token, kept in this tab's sessionStorage only. "Session" in this file's name
-// means the sign-in; an emulator's session is called so in full (the world picker is worlds.js).
-/* global sessionStorage */
+// Signing in and out with the admin token. "Session" in this file's name means the sign-in; an emulator's session
+// is called so in full (the world picker is worlds.js).
+//
+// The page stores no token: it holds it in memory, and the emulator keeps the sign-in for this browser while it
+// runs (POST /_emulator/ui/sign-in sets an HttpOnly cookie of an opaque handle, for that path only), so that a
+// reload or a link opened in a new tab signs in without asking. No script can read the cookie, and the emulator
+// gives the token back only to a same-origin request of this page: a served file, shown in an opaque origin, can
+// reach neither.
+/* global fetch, sessionStorage */
 import { ApiFailure } from './api.js';
 import { $ } from './dom.js';
 
-const TOKEN_KEY = 'svc-emulator-admin-token';
+/** Where an earlier version of the page kept the token: removed, so none is left in storage. */
+const OLD_TOKEN_KEY = 'svc-emulator-admin-token';
+const SIGN_IN = '/_emulator/ui/sign-in';
 const SIGNED_IN = ['session', 'dashboard', 'nav', 'clock'];
 const SIGNED_OUT = ['login', 'signed-out'];
+
+/** The sign-in this browser holds with the emulator: its token, or null (none, or the emulator restarted). */
+async function keptToken() {
+  try {
+    const res = await fetch(SIGN_IN, { headers: { 'X-Emulator-Client': 'dashboard' }, cache: 'no-store', credentials: 'same-origin' });
+    if (!res.ok) return null;
+    const body = await res.json();
+    return typeof body.token === 'string' ? body.token : null;
+  } catch {
+    return null;
+  }
+}
+
+const forgetKept = () => fetch(SIGN_IN, { method: 'DELETE', headers: { 'X-Emulator-Client': 'dashboard' }, credentials: 'same-origin' }).catch(() => undefined);
 
 /**
  * `app`: the state, the api, the header's `announce`, the refresher, and (read when used) the world picker and
@@ -24,14 +46,15 @@ export function createSession(app, opened) {
     } catch (error) {
       state.token = null;
       if (error instanceof ApiFailure && error.status === 401) {
-        sessionStorage.removeItem(TOKEN_KEY);
-        if (!quiet) announce('The emulator refused that token. Check the admin token it was started with.', true);
+        if (quiet) await forgetKept();
+        else announce('The emulator refused that token. Check the admin token it was started with.', true);
       } else {
         announce(`Could not reach the emulator: ${error.message}`, true);
       }
       return false;
     }
-    sessionStorage.setItem(TOKEN_KEY, token);
+    // Kept for the next tab; a failure to keep it costs only a sign-in there.
+    if (!quiet) await api('POST', SIGN_IN).catch(() => undefined);
     for (const id of SIGNED_OUT) $(id).hidden = true;
     for (const id of SIGNED_IN) $(id).hidden = false;
     const note = await app.worlds.signedIn();
@@ -46,7 +69,8 @@ export function createSession(app, opened) {
   }
 
   function signOut(message) {
-    sessionStorage.removeItem(TOKEN_KEY);
+    // A token the emulator refused is no use to another tab either; one signed out, the user meant every tab.
+    forgetKept();
     app.worlds.signedOut();
     state.token = null;
     refresher.stop();
@@ -56,8 +80,8 @@ export function createSession(app, opened) {
     $('token').focus();
   }
 
-  /** The sign-in form and the sign-out button; then signs in again with the token this tab kept, if any. */
-  function start() {
+  /** The sign-in form and the sign-out button; then signs in with the sign-in the emulator kept, if any. */
+  async function start() {
     $('login').addEventListener('submit', async (event) => {
       event.preventDefault();
       const input = $('token');
@@ -72,8 +96,9 @@ export function createSession(app, opened) {
       }
     });
     $('logout').addEventListener('click', () => signOut('Signed out.'));
-    const saved = sessionStorage.getItem(TOKEN_KEY);
-    if (saved) signIn(saved, { quiet: true });
+    sessionStorage.removeItem(OLD_TOKEN_KEY);
+    const kept = await keptToken();
+    if (kept) signIn(kept, { quiet: true });
   }
 
   return { signIn, signOut, start };

@@ -1,7 +1,8 @@
 // Tasks: the list of every account's tasks, and the chosen one with its timeline, payloads, actions and callbacks.
 import { listReader } from './api.js';
 import { readOrNull } from './details.js';
-import { $, chooser, duration, emptyRow, fact, h, jsonBlock, renderInto, seconds, statusBadge, time } from './dom.js';
+import { $, chooser, duration, emptyRow, fact, h, jsonBlock, renderInto, seconds, statusBadge, time, zoneOf } from './dom.js';
+import { outputOf } from './outputs.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 const ACTIONS = ['advance', 'complete', 'fail', 'cancel'];
@@ -84,9 +85,9 @@ export function createTasks(app) {
       entry.webhook_url ? fact('Callback address', h('span', { className: 'url' }, entry.webhook_url)) : null,
     ]);
     renderInto($('task-timeline'), JSON.stringify(task), () => timeline(task));
-    renderInto($('task-payloads'), JSON.stringify([task.id, task.input, task.output, task.error, task.metadata]), () => [
+    renderInto($('task-payloads'), JSON.stringify([task.id, task.status, task.input, task.output, task.error, task.metadata]), () => [
       jsonBlock('Input', task.input, `${task.id}-input`),
-      task.output ? jsonBlock('Output', task.output, `${task.id}-output`) : h('p', { className: 'hint' }, 'Output: none yet.'),
+      outputOf(task),
       task.error ? jsonBlock('Error', task.error, `${task.id}-error`) : null,
       Object.keys(task.metadata ?? {}).length > 0 ? jsonBlock('Metadata', task.metadata, `${task.id}-metadata`) : null,
     ]);
@@ -129,7 +130,8 @@ function compactTimeline(task) {
   const short = (iso) => (iso ? iso.slice(11, 19) : '…');
   const parts = [short(task.created_at), short(task.started_at)];
   if (task.finished_at || !task.started_at) parts.push(short(task.finished_at));
-  return h('span', { className: 'timeline-compact' }, parts.join(' → '));
+  // One zone for the three: the emulator gives every time in its own.
+  return h('span', { className: 'timeline-compact' }, `${parts.join(' → ')} ${zoneOf(task.created_at)}`.trim());
 }
 
 function timeline(task) {

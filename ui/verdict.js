@@ -58,6 +58,8 @@ export function createVerdict(app) {
   /** Renders the verdict held; also on every poll, so that the evidence of a chosen record or message shows as chosen. */
   function render() {
     const { verdict, filter, missing } = shown;
+    // A failed verdict's line is in the failure's colour: the hint's grey would say nothing went wrong.
+    $('verdict-summary').classList.toggle('verdict-failed', verdict?.ok === false && missing === null);
     renderInto($('verdict-summary'), JSON.stringify([verdict?.counts, filter, missing]), () =>
       missing
         ? missingText(missing)
@@ -84,7 +86,10 @@ export function createVerdict(app) {
     );
   }
 
-  /** Judges again with the filter form's values; resolves with what is said of it in the header. */
+  /**
+   * Judges again with the filter form's values; resolves with what is said of it in the header, `failed` when a
+   * check failed, and the verdict judged (null for a filter the world never held).
+   */
   async function judge() {
     const { key = '', account = '' } = formValues($('verdict-filters'));
     const filter = { ...(key ? { key } : {}), ...(account ? { account } : {}) };
@@ -98,7 +103,8 @@ export function createVerdict(app) {
     }
     Object.assign(shown, { filter, verdict, missing });
     render();
-    return missing ? missingText(missing) : `Verdict for ${whose(filter)}: ${verdict.counts.fail} check(s) failed.`;
+    if (missing) return { message: missingText(missing), failed: false, verdict };
+    return { message: `Verdict for ${whose(filter)}: ${verdict.counts.fail} check(s) failed.`, failed: !verdict.ok, verdict };
   }
 
   /** Drops the verdict shown: it was judged in a world no longer shown. */
@@ -119,9 +125,12 @@ export function createVerdict(app) {
       actions.act(event.submitter ?? null, async () => {
         const probe = await api('POST', '/_emulator/verdict/probe', { account });
         const answer = probe.status === null ? 'did not answer' : `answered ${probe.status}`;
-        // The probe's answer is in the client log now: the verdict shown is judged again.
-        await judge();
-        return `Stale-timestamp probe ${probe.webhook_id} sent to ${probe.url}: the receiver ${answer}.`;
+        // The probe's answer is in the client log now: the verdict shown is judged again. The line says a failure
+        // when this probe is what failed the receiver's check (it took the stale delivery).
+        const { verdict } = await judge();
+        const stale = verdict?.checks.find((c) => c.id === 'receiver.rejects-stale-timestamp');
+        const failed = stale?.status === 'fail' && stale.evidence.includes(probe.webhook_id);
+        return { message: `Stale-timestamp probe ${probe.webhook_id} sent to ${probe.url}: the receiver ${answer}.`, failed };
       });
     });
   }

@@ -1,7 +1,8 @@
 import { START_DEFAULTS } from '../defaults/index.ts';
 import { createContract } from '../contract/index.ts';
 import type { Contract } from '../contract/index.ts';
-import type { AppConfig } from '../http/index.ts';
+import { createDashboardSignIns } from '../http/index.ts';
+import type { AppConfig, DashboardSignIns } from '../http/index.ts';
 import { startupSteps } from '../log/index.ts';
 import type { Logger, Step } from '../log/index.ts';
 import { loadTextModels } from '../models/index.ts';
@@ -34,6 +35,8 @@ export interface Host {
   logger: Logger | null;
   send: Send;
   resolveHost: ResolveHost;
+  /** The dashboard's sign-ins, kept while the emulator runs (a link opened in a new tab needs no token). */
+  signIns: DashboardSignIns;
   /** Called once `listen` has bound: the public URL follows it unless one was given. */
   listening(url: string): void;
 }
@@ -74,6 +77,7 @@ export function createHost(options: EmulatorOptions): Host {
     logger,
     send: options.send ?? createSender(allowInsecureWebhooks),
     resolveHost: options.resolveHost ?? resolveWithDns,
+    signIns: createDashboardSignIns(),
     listening: (url) => {
       listeningAt = url;
     },

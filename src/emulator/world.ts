@@ -89,7 +89,7 @@ export function buildWorld(host: Host, spec: WorldSpec): World {
   const control = createControl({ clock: pacing.clock, db, random, engine, scenarios, contract, webhooks, resolveHost, state, faults, config, status, clientLog });
   const textAnswers = options.textAnswers ?? START_DEFAULTS.textAnswers;
   const api = createApi({ clock: pacing.clock, db, random, engine, scenarios, textModels, concurrency, blobs, files, resolveHost, warn: host.warn, textAnswers, config });
-  const app = createApp({ control, api, clock: pacing.clock, db, random, contract, log: host.log, config, textModels, logger, rateLimiter, faults, clientLog, sessions: spec.sessions });
+  const app = createApp({ control, api, clock: pacing.clock, db, random, contract, log: host.log, config, textModels, logger, rateLimiter, faults, clientLog, sessions: spec.sessions, signIns: host.signIns });
   lifecycle.start();
   let closing: Promise<void> | null = null;
   return {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Contract } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
 import type { Control, NewAccountInput } from '../service/index.ts';
@@ -84,15 +84,22 @@ export function adminRoutes({ contract, control }: AdminDeps): Router {
   return router;
 }
 
-/** 401 unauthorized unless the request carries the admin token; checked before the body is read. */
-export function adminAuth(tokens: readonly string[]): RequestHandler {
+/** Whether a request carries one of `tokens` as its bearer token: each compared in constant time, all of them always (which one matched shows in no timing). */
+export function adminTokenCheck(tokens: readonly string[]): (req: Request) => boolean {
   const expected = tokens.map((token) => Buffer.from(token));
-  return (req, _res, next) => {
+  return (req) => {
     const given = Buffer.from(bearerOf(req) ?? '');
-    // Each compared in constant time, all of them always: which one matched shows in no timing.
     let matched = false;
     for (const token of expected) matched = (given.length === token.length && timingSafeEqual(given, token)) || matched;
-    if (!matched) throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
+    return matched;
+  };
+}
+
+/** 401 unauthorized unless the request carries the admin token; checked before the body is read. */
+export function adminAuth(tokens: readonly string[]): RequestHandler {
+  const carriesToken = adminTokenCheck(tokens);
+  return (req, _res, next) => {
+    if (!carriesToken(req)) throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
     next();
   };
 }

@@ -9,6 +9,7 @@ import type { FaultRules } from '../faults/index.ts';
 import type { ClientLogStore } from '../verdict/index.ts';
 import type { Api, Control } from '../service/index.ts';
 import type { SessionsControl } from '../sessions/index.ts';
+import type { DashboardSignIns } from './dashboard-sign-in.ts';
 
 export interface AppConfig {
   /** The tokens this world's control API answers: its own first (a session's also answers the emulator's). */
@@ -55,4 +56,6 @@ export interface AppDeps {
   clientLog: ClientLogStore;
   /** `/_emulator/sessions` as this world answers it (the default world: every session; a session: itself). */
   sessions: SessionsControl;
+  /** The dashboard's sign-ins, one store for every world of the emulator. */
+  signIns: DashboardSignIns;
 }

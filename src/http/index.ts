@@ -14,6 +14,8 @@ export { adminSessionsRoutes } from './admin-sessions-routes.ts';
 export { adminTasksRoutes } from './admin-tasks-routes.ts';
 export { adminWebhooksRoutes } from './admin-webhooks-routes.ts';
 export { uiRoutes } from './ui-routes.ts';
+export { createDashboardSignIns } from './dashboard-sign-in.ts';
+export type { DashboardSignIns } from './dashboard-sign-in.ts';
 export { apiKeyAuth, bearerToken } from './api-key.ts';
 export { isTextEndpoint, jsonBody, readBody, parseJsonBody, rawBodyOf } from './json-body.ts';
 export { requestIds } from './request-id.ts';

@@ -7,6 +7,7 @@ import { readChunks } from './body-chunks.ts';
 import type { BodyChunks } from './body-chunks.ts';
 import { depthScan } from './json-scan.ts';
 import type { DepthScan } from './json-scan.ts';
+import { parseYamlBody, YAML_TYPES } from './yaml-body.ts';
 
 interface BodyParserError {
   type?: string;
@@ -64,6 +65,8 @@ export function readBody(limitFor: (req: Request) => string | number): RequestHa
 export interface JsonBodyOptions {
   /** The requests whose route takes multipart/form-data (POST /v1/files) and parses it itself. */
   takesMultipart?: (req: Request) => boolean;
+  /** The requests whose route takes a YAML document too (POST /_emulator/scenarios: a scenario file's text). */
+  takesYaml?: (req: Request) => boolean;
 }
 
 /**
@@ -71,11 +74,12 @@ export interface JsonBodyOptions {
  * that are not UTF-8 and JSON nested deeper than 64 levels are 400 bad_request (the last two refused before
  * anything is decoded or built), a wrong content type 415 (400 on text endpoints, whose rule is "a body that is
  * not a valid JSON object gives 400"). A multipart body is left to the route that takes one; anywhere else it is
- * a wrong type.
+ * a wrong type. A YAML body is parsed where its route takes one (yaml-body.ts), a wrong type elsewhere too.
  * @see reference "Wire rules": JSON, and multipart/form-data additionally on POST /v1/files
  */
 export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
   const takesMultipart = options.takesMultipart ?? (() => false);
+  const takesYaml = options.takesYaml ?? (() => false);
   return (req, _res, next) => {
     const raw = rawBodyOf(req);
     if (raw === undefined || (req.is('multipart/form-data') && takesMultipart(req))) {
@@ -83,12 +87,19 @@ export function parseJsonBody(options: JsonBodyOptions = {}): RequestHandler {
       return;
     }
     const textEndpoint = isTextEndpoint(req);
-    if (!isJson(req)) {
+    const yaml = Boolean(req.is(YAML_TYPES)) && takesYaml(req);
+    if (!isJson(req) && !yaml) {
       throw wrongContent(textEndpoint, 'The request body must be a JSON object sent as application/json.');
     }
     const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw wrongContent(textEndpoint, 'The request body must be a UTF-8 JSON object.', 'The request body must be UTF-8 JSON.');
+    }
+    if (yaml) {
+      if (!isUtf8(raw)) throw new ApiError('bad_request', 'The request body is not valid UTF-8.');
+      req.body = parseYamlBody(raw.toString('utf8'));
+      next();
+      return;
     }
     // Before JSON.parse, which would build every level first; and first, as it was read with the bytes.
     const over = scannedDepth(req, raw).overAt;
@@ -131,7 +142,7 @@ function scannedDepth(req: Request, raw: Buffer): DepthScan {
 }
 
 /** Reading and parsing at once, where nothing needs the bytes in between (the control API). */
-export const jsonBody = (limit: string | number): RequestHandler[] => [readBody(() => limit), parseJsonBody()];
+export const jsonBody = (limit: string | number, options: JsonBodyOptions = {}): RequestHandler[] => [readBody(() => limit), parseJsonBody(options)];
 
 /** The body must be a JSON object; routes that take no body accept none or an empty object. */
 export function requireObjectBody(req: Request): Record<string, unknown> {

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
-import { notFound } from './error-handler.ts';
+import { dashboardSignInRoutes } from './dashboard-sign-in.ts';
+import type { DashboardSignIns } from './dashboard-sign-in.ts';
 
 /**
  * The package's top-level `ui/` folder; `../../ui/` is right from both src/http (tsx) and dist/http (the build),
@@ -26,10 +27,13 @@ const FILES: Readonly<Record<string, string>> = {
   'clock.js': SCRIPT,
   'details.js': SCRIPT,
   'faults.js': SCRIPT,
+  'fault-form.js': SCRIPT,
   'filters.js': SCRIPT,
+  'labels.js': SCRIPT,
   'ledger.js': SCRIPT,
   'links.js': SCRIPT,
   'messages.js': SCRIPT,
+  'outputs.js': SCRIPT,
   'overview.js': SCRIPT,
   'records.js': SCRIPT,
   'refresher.js': SCRIPT,
@@ -56,10 +60,11 @@ const CONTENT_SECURITY_POLICY = [
 
 /**
  * The dashboard under /_emulator/ui: static files that hold no data, so they need no token; the page asks for
- * the admin token and sends it on its own calls to the control API.
+ * the admin token and sends it on its own calls to the control API, and keeps it with the emulator (sign-in).
  */
-export function uiRoutes(): Router {
+export function uiRoutes(signIns: DashboardSignIns, adminTokens: readonly string[], noRoute: RequestHandler): Router {
   const router = Router(ROUTING);
+  router.use(dashboardSignInRoutes(signIns, adminTokens));
   const serve =
     (name: string, type: string): RequestHandler =>
     async (_req, res) => {
@@ -78,6 +83,6 @@ export function uiRoutes(): Router {
     router.get(`/${name}`, serve(name, type));
     if (name === 'index.html') router.get('/', serve(name, type));
   }
-  router.use(notFound);
+  router.use(noRoute);
   return router;
 }

@@ -118,3 +118,10 @@ export function itServesPanelScript(app: () => Parameters<typeof request>[0], fi
     expect(res.text).toContain(`export function ${factory}`);
   });
 }
+
+/** Goes to one of the dashboard's views by its section link (`Tasks`, `Faults`, …), as a user would. */
+export async function openView(page: Page, name: string): Promise<void> {
+  const link = page.locator('nav').getByRole('link', { name, exact: true });
+  await link.click();
+  await page.locator('nav a[aria-current="page"]').filter({ hasText: name }).waitFor({ state: 'attached' });
+}

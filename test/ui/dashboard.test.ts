@@ -3,7 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired, signIn, watchProblems } from '../support/browser-chromium.ts';
+import { fileBrowser, HAS_CHROMIUM, itHasChromiumWhereRequired, openView, signIn, watchProblems } from '../support/browser-chromium.ts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,10 @@ import type { Emulator, EmulatorOptions } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, newAccount, socialNote, startEmulator } from '../support/harness.ts';
 import { failFirst, startReceiver } from '../support/receiver.ts';
 import type { Answer, Receiver } from '../support/receiver.ts';
+import { addressesTests } from './addresses.ts';
 import { faultsPanelTests } from './faults-panel.ts';
+import { scenariosPanelTests } from './scenarios-panel.ts';
+import { labelsTests } from './labels.ts';
 import { overviewPanelTests } from './overview-panel.ts';
 import { verdictPanelTests } from './verdict-panel.ts';
 import { servedFilesTests } from './served-files.ts';
@@ -64,10 +67,13 @@ it('serves the dashboard page, its modules and its style without a token', async
     ['/_emulator/ui/callbacks.js', 'text/javascript'],
     ['/_emulator/ui/clock.js', 'text/javascript'],
     ['/_emulator/ui/details.js', 'text/javascript'],
+    ['/_emulator/ui/fault-form.js', 'text/javascript'],
     ['/_emulator/ui/filters.js', 'text/javascript'],
+    ['/_emulator/ui/labels.js', 'text/javascript'],
     ['/_emulator/ui/ledger.js', 'text/javascript'],
     ['/_emulator/ui/links.js', 'text/javascript'],
     ['/_emulator/ui/messages.js', 'text/javascript'],
+    ['/_emulator/ui/outputs.js', 'text/javascript'],
     ['/_emulator/ui/overview.js', 'text/javascript'],
     ['/_emulator/ui/records.js', 'text/javascript'],
     ['/_emulator/ui/refresher.js', 'text/javascript'],
@@ -256,12 +262,14 @@ it.skipIf(!HAS_CHROMIUM)(
     const { page } = w;
     const first = await w.submit('n1', 'default');
 
-    // Sign in; the token survives a reload of the tab.
+    // Sign in; the sign-in survives a reload of the tab, which opens on the overview.
     await signIn(page, w.base, ADMIN_TOKEN);
     await page.reload();
     await page.getByRole('heading', { name: 'Clock', level: 2 }).waitFor();
-    expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:00:00');
+    await expect.poll(() => page.locator('#clock-now').textContent()).toBe('2026-11-23 09:00:00 +08:00');
     expect(await page.locator('#clock-mode').textContent()).toBe('manual');
+    await page.getByRole('heading', { name: 'Overview', level: 2 }).waitFor();
+    await openView(page, 'Tasks');
     const tasks = tasksTable(page);
     await tasks.getByRole('row').filter({ hasText: first }).getByText('queued', { exact: true }).waitFor();
 
@@ -283,13 +291,14 @@ it.skipIf(!HAS_CHROMIUM)(
 
     // One virtual minute later (from the keyboard, in the header) both have succeeded; no stray null after points.
     await page.getByRole('button', { name: 'Advance 1 min' }).press('Enter');
-    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:01:00.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:01:00 +08:00.' }).waitFor();
     await tasks.getByRole('row').filter({ hasText: first }).getByText('succeeded', { exact: true }).waitFor();
-    expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:01:00');
+    expect(await page.locator('#clock-now').textContent()).toBe('2026-11-23 09:01:00 +08:00');
     await tasks.getByRole('button', { name: first }).click();
     await page.getByRole('heading', { name: `Task ${first}` }).waitFor();
     await page.locator('#task-facts').getByText('Refunded').waitFor();
     expect(await page.locator('#task-facts').textContent()).not.toContain('null');
+    await page.goBack();
 
     // A failed action says why in the header, which stays in view at the bottom of the page.
     const slow = await w.submit('n3', 'slow');
@@ -303,7 +312,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const refused = page.getByRole('status').filter({ hasText: 'Refused: 409 task_not_cancelable' });
     await refused.waitFor();
     expect(await refused.getAttribute('class')).toContain('error');
-    await page.getByRole('heading', { name: 'Scenarios' }).scrollIntoViewIfNeeded();
+    await page.getByRole('link', { name: 'All tasks' }).click();
     await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
     for (const inHeader of [page.locator('#clock-now'), refused]) {
       const box = await inHeader.boundingBox();
@@ -322,6 +331,7 @@ it.skipIf(!HAS_CHROMIUM)(
     await tasks.getByRole('row').filter({ hasText: slow }).waitFor();
 
     // Text scenarios show how their calls stream, not task timings.
+    await openView(page, 'Scenarios');
     const textSlow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'text-slow', exact: true }) });
     expect(await textSlow.textContent()).toContain('text calls');
     expect(await textSlow.textContent()).toContain('first token after 800 ms, 40 ms between chunks');
@@ -344,13 +354,14 @@ it.skipIf(!HAS_CHROMIUM)(
     const w = await openWorld(failFirst(1));
     const { page } = w;
     await signIn(page, w.base, ADMIN_TOKEN);
+    await openView(page, 'Tasks');
     const first = await w.submit('n1', 'default');
     const tasks = tasksTable(page);
     await tasks.getByRole('row').filter({ hasText: first }).getByText('queued', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Advance 1 min' }).click();
     await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s' }).waitFor();
     await page.getByRole('button', { name: 'Advance 1 min' }).click();
-    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:02:00.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced 60 s to 2026-11-23 09:02:00 +08:00.' }).waitFor();
     expect(w.receiver.received).toHaveLength(2);
 
     await tasks.getByRole('button', { name: first }).click();
@@ -392,6 +403,7 @@ it.skipIf(!HAS_CHROMIUM)(
 
     // Another task, failed from the page with a chosen code: the ledger shows its refund.
     const second = await w.submit('n2', 'default');
+    await page.getByRole('link', { name: 'All tasks' }).click();
     const secondRow = tasks.getByRole('row').filter({ hasText: second });
     await secondRow.getByText('queued', { exact: true }).waitFor();
     await secondRow.getByRole('button', { name: second }).click();
@@ -399,17 +411,21 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.getByLabel('Failure code').selectOption('generation_failed');
     await page.getByRole('button', { name: 'Fail', exact: true }).click();
     await page.getByRole('status').filter({ hasText: `Task ${second} failed with generation_failed` }).waitFor();
+    await page.locator('#task-payloads').getByLabel('Error', { exact: true }).waitFor();
+    await page.locator('#deliveries').getByRole('table', { name: /^Attempts of msg_/ }).getByRole('cell', { name: '200', exact: true }).waitFor();
+    // Back on the list, the task has failed; its account's page shows the refund in the ledger.
+    await page.goBack();
     await secondRow.getByText('failed', { exact: true }).waitFor();
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'dashboard.png');
+    await page.goto(`${w.base}/_emulator/ui#account=acct_demo`);
     const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
     const refund = ledger.getByRole('row').filter({ hasText: second }).filter({ hasText: 'refund' });
     await refund.waitFor();
     expect(await refund.textContent()).toContain('+40.000');
-    await page.locator('#task-payloads').getByLabel('Error', { exact: true }).waitFor();
-    await page.locator('#deliveries').getByRole('table', { name: /^Attempts of msg_/ }).getByRole('cell', { name: '200', exact: true }).waitFor();
 
-    await page.evaluate('window.scrollTo(0, 0)');
-    await screenshot(page, 'dashboard.png', { fullPage: true });
-    // The first task's detail, from its heading down, below the sticky header.
+    // The first task's page, from its heading down, below the sticky header.
+    await openView(page, 'Tasks');
     await tasks.getByRole('button', { name: first }).click();
     await page.getByRole('heading', { name: `Task ${first}` }).waitFor();
     // Its message shown again, the body folded as at first.
@@ -440,6 +456,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const [failing, middle, newest] = messages.map((m) => m.id) as [string, string, string];
 
     await signIn(page, w.base, ADMIN_TOKEN);
+    await openView(page, 'Callbacks');
     const table = callbacksTable(page);
     const rows = table.getByRole('row');
     await table.getByRole('row').filter({ hasText: failing }).getByText('retrying').waitFor();
@@ -463,6 +480,7 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.getByRole('status').filter({ hasText: `Resent ${failing}: answered 200.` }).waitFor();
     await expect.poll(async () => rows.nth(1).textContent()).toContain(newest);
     expect(w.receiver.received).toHaveLength(4);
+    await screenshot(page, 'dashboard-callbacks.png');
 
     // Chosen, a message shows its attempts and the address names it; a link to another opens that one.
     await table.getByRole('button', { name: newest, exact: true }).click();
@@ -478,7 +496,7 @@ it.skipIf(!HAS_CHROMIUM)(
 
     await page.setViewportSize({ width: 1280, height: 1300 });
     await toTop(page.getByRole('heading', { name: 'Callbacks', level: 2 }));
-    await screenshot(page, 'dashboard-callbacks.png');
+    await screenshot(page, 'dashboard-message.png');
     expect(w.problems).toEqual([]);
   },
   BROWSER_TEST_MS,
@@ -499,7 +517,7 @@ it.skipIf(!HAS_CHROMIUM)(
     const task = await w.submit('n1', 'slow');
     const taskCall = ((await w.admin('/_emulator/records?path=/v1/tasks')).data[0] as { request_id: string }).request_id;
 
-    // A link opens the record once signed in (the token is kept per tab: a shared link asks for it first).
+    // A link opens the record once signed in (a browser that never signed in to this emulator asks for the token first).
     await signIn(page, w.base, ADMIN_TOKEN, `#record=${chatId}`);
     await page.getByRole('heading', { name: `Call ${chatId}` }).waitFor();
     const prompt = page.locator('#record-payloads').getByLabel('Prompt', { exact: true });
@@ -523,6 +541,7 @@ it.skipIf(!HAS_CHROMIUM)(
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The task's submission, chosen from the table: the address follows, and its curl submits the same task again.
+    await page.getByRole('link', { name: 'All call records' }).click();
     const records = recordsTable(page);
     await records.getByRole('button', { name: taskCall }).click();
     await page.getByRole('heading', { name: `Call ${taskCall}` }).waitFor();
@@ -536,6 +555,7 @@ it.skipIf(!HAS_CHROMIUM)(
     expect(((await w.admin(`/_emulator/tasks/${again.id}`)) as { scenario?: string }).scenario).toBe('slow');
 
     // One record a page: the oldest (the first chat call) on the last.
+    await page.getByRole('link', { name: 'All call records' }).click();
     const recordCount = (await w.admin('/_emulator/records?limit=1000')).data.length;
     await page.locator('#record-limit').fill('1');
     await page.locator('#record-limit').press('Enter');
@@ -557,6 +577,7 @@ it.skipIf(!HAS_CHROMIUM)(
     await expect.poll(() => new URL(page.url()).hash).toBe(`#task=${task}`);
 
     // One account a page; the demo account's ledger a few entries at a time, older ones on request.
+    await openView(page, 'Accounts');
     await page.locator('#account-limit').fill('1');
     await page.locator('#account-limit').press('Enter');
     await page.getByRole('button', { name: 'Next accounts' }).click();
@@ -657,7 +678,8 @@ it.skipIf(!HAS_CHROMIUM)(
     await expect.poll(() => factOf('Scenario').textContent()).toBe('slow');
     expect(await factOf('Task').textContent()).toBe(slow);
 
-    // The text call's ledger rows each open its record.
+    // The text call's ledger rows, on its account's page, each open its record.
+    await page.goto(`${w.base}/_emulator/ui#account=acct_demo`);
     const ledger = page.getByRole('table', { name: /^Ledger of acct_demo/ });
     const ofCall = ledger.getByRole('row').filter({ has: page.getByRole('button', { name: chatId }) });
     await expect.poll(() => ofCall.count()).toBe(3);
@@ -688,8 +710,11 @@ it.skipIf(!HAS_CHROMIUM)(
   BROWSER_TEST_MS,
 );
 
-describe('the Faults panel', () => faultsPanelTests(browser));
+describe('the Faults panel', () => faultsPanelTests(browser, screenshot));
+describe('the Scenarios panel', () => scenariosPanelTests(browser));
 describe('the Verdict panel', () => verdictPanelTests(browser));
 describe('uploaded files opened in the dashboard’s tab', () => servedFilesTests(browser));
 describe('the world picker and overview', () => sessionsPickerTests(browser));
 describe('the overview’s counts and search box', () => overviewPanelTests(browser, screenshot));
+describe('truthful labels', () => labelsTests(browser, screenshot));
+describe('a page per thing, at its own address', () => addressesTests(browser, screenshot));

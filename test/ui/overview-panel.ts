@@ -79,26 +79,31 @@ export function overviewPanelTests(browser: FileBrowser, screenshot: (page: Page
       await lastErrors.getByRole('link', { name: new RegExp(`^4\\d\\d ${refusedCode}$`) }).waitFor();
       await screenshot(page, 'dashboard-overview.png');
 
-      // A count opens its list filtered that way.
+      // A count opens its list's view, filtered that way; Back comes to the overview again.
       const tasks = page.getByRole('table', { name: /^Tasks, newest first/ });
       const shownTasks = () => tasks.locator('tbody tr[data-task]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')));
-      await expect.poll(shownTasks).toHaveLength(5);
       await byState.getByRole('link', { name: '1 failed' }).click();
       await expect.poll(shownTasks).toEqual([failed]);
+      expect(new URL(page.url()).hash).toBe('#tasks');
+      expect(await overview.isVisible()).toBe(false);
       expect(await page.locator('#task-status').inputValue()).toBe('failed');
+      await page.goBack();
       await byState.getByRole('link', { name: '2 succeeded' }).click();
       await expect.poll(async () => (await shownTasks()).sort()).toEqual([gaveUp, retried].sort());
+      await page.goBack();
       const messages = page.getByRole('table', { name: /^Callback messages of every task/ });
       await callbacks.getByRole('link', { name: '1 failed' }).click();
       await expect.poll(() => messages.locator('tbody tr').count()).toBe(1);
       expect(await messages.locator('tbody tr').textContent()).toContain(gaveUp);
       expect(await page.locator('#callback-status').inputValue()).toBe('failed');
+      await page.goBack();
       await lastErrors.getByRole('link', { name: new RegExp(refusedCode) }).click();
       expect(await page.locator('#record-error').inputValue()).toBe(refusedCode);
       const records = page.getByRole('table', { name: /^Call records of \/v1 requests/ });
       await expect.poll(() => records.locator('tbody tr').count()).toBe(1);
 
       // One step from the first screen: the id pasted into the box and Enter open the task, its heading in view.
+      await page.goBack();
       await page.evaluate('window.scrollTo(0, 0)');
       const box = page.getByRole('searchbox', { name: 'Find by id' });
       await box.fill(queued);
@@ -111,13 +116,16 @@ export function overviewPanelTests(browser: FileBrowser, screenshot: (page: Page
       expect(((await heading.boundingBox())?.y ?? 10_000) < (page.viewportSize()?.height ?? 0)).toBe(true);
       // A request id and an account id too; an unknown id is said so.
       const request = String(((await call('GET', '/_emulator/records?limit=1')).body['data'] as { request_id: string }[])[0]?.request_id);
+      await page.goBack();
       await box.fill(request);
       await box.press('Enter');
       await page.getByRole('heading', { name: `Call ${request}` }).waitFor();
+      await page.goBack();
       await box.fill('acct_demo');
       await box.press('Enter');
       await page.getByRole('status').filter({ hasText: 'Found account acct_demo.' }).waitFor();
       expect(new URL(page.url()).hash).toBe('#account=acct_demo');
+      await page.goBack();
       await box.fill('T20261123090000NOPE00');
       await box.press('Enter');
       const unknown = page.getByRole('status').filter({ hasText: 'No task T20261123090000NOPE00 in the world shown.' });
