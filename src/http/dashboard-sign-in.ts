@@ -77,21 +77,20 @@ const setCookie = (req: Request, res: Response, value: string, clear: boolean): 
 export function dashboardSignInRoutes(signIns: DashboardSignIns, tokens: readonly string[]): Router {
   const carriesToken = adminTokenCheck(tokens);
   const router = Router(ROUTING);
-  router.use('/sign-in', fromTheDashboard);
-  router.post('/sign-in', (req, res) => {
+  router.post('/sign-in', fromTheDashboard, (req, res) => {
     if (!carriesToken(req)) throw new ApiError('unauthorized', 'Send the admin token as Authorization: Bearer <admin token>.');
     const old = handleOf(req);
     if (old !== undefined) signIns.forget(old);
     setCookie(req, res, signIns.keep(bearerOf(req) as string), false);
     res.status(204).end();
   });
-  router.get('/sign-in', (req, res) => {
+  router.get('/sign-in', fromTheDashboard, (req, res) => {
     const handle = handleOf(req);
     // None held is the usual first visit, not a failure: the page asks for the token then.
     const token = (handle === undefined ? undefined : signIns.tokenOf(handle)) ?? null;
     res.set('Cache-Control', 'no-store').json({ token });
   });
-  router.delete('/sign-in', (req, res) => {
+  router.delete('/sign-in', fromTheDashboard, (req, res) => {
     const handle = handleOf(req);
     if (handle !== undefined) signIns.forget(handle);
     setCookie(req, res, '', true);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
-import { ROUTING } from './routing.ts';
+import { optionsTo, ROUTING } from './routing.ts';
 import type { RequestHandler } from 'express';
 import { dashboardSignInRoutes } from './dashboard-sign-in.ts';
 import type { DashboardSignIns } from './dashboard-sign-in.ts';
@@ -64,6 +64,8 @@ const CONTENT_SECURITY_POLICY = [
  */
 export function uiRoutes(signIns: DashboardSignIns, adminTokens: readonly string[], noRoute: RequestHandler): Router {
   const router = Router(ROUTING);
+  // Express would answer OPTIONS itself; here it is a wrong method like any other.
+  router.use(optionsTo(noRoute));
   router.use(dashboardSignInRoutes(signIns, adminTokens));
   const serve =
     (name: string, type: string): RequestHandler =>
