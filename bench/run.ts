@@ -22,6 +22,7 @@ import { faultCost, printFaultCost } from './faults-cost.ts';
 import { printComparison } from './comparison-table.ts';
 import { growth, printGrowth } from './growth.ts';
 import { largeBodies, printLargeBodies } from './large-bodies.ts';
+import { printProfile, profileBench } from './profile.ts';
 import { printProxy, proxyBench } from './proxy.ts';
 import { CONNECTIONS, load, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
@@ -32,7 +33,7 @@ import { concurrentStreams } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
-const SECTIONS = ['compare', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies', 'text-matching', 'sessions'] as const;
+const SECTIONS = ['compare', 'profile', 'http', 'faults', 'proxy', 'lifecycle', 'callbacks', 'growth', 'soak', 'large-bodies', 'text-matching', 'sessions'] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
 for (const name of ONLY) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: no section ${name} (${SECTIONS.join(', ')})`);
@@ -191,6 +192,10 @@ async function soakSection(): Promise<void> {
 async function main(): Promise<void> {
   if (runs('compare')) {
     printComparison(await compare());
+    console.log('');
+  }
+  if (runs('profile')) {
+    printProfile(await profileBench(), (text) => console.log(text));
     console.log('');
   }
   if (runs('http')) await http();
