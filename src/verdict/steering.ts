@@ -48,14 +48,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 function submitSteering(body: Buffer | undefined, key: string): { digest: string; named: unknown } | null {
   if (body === undefined || body.length === 0 || body.length > CANONICAL_BODY_BYTES) return null;
-  let value: unknown;
+  // Not JSON, or nested too deep to sort (a body may be anything): the digest of the bytes, as bodyDigest gives.
   try {
-    value = JSON.parse(body.toString('utf8'));
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    if (!isObject(value) || !isObject(value['metadata']) || !Object.hasOwn(value['metadata'], key)) return { digest: jsonDigest(value), named: undefined };
+    const { [key]: named, ...metadata } = value['metadata'];
+    const { metadata: _steered, ...rest } = value;
+    return { digest: jsonDigest(Object.keys(metadata).length > 0 ? { ...rest, metadata } : rest), named };
   } catch {
     return null;
   }
-  if (!isObject(value) || !isObject(value['metadata']) || !Object.hasOwn(value['metadata'], key)) return { digest: jsonDigest(value), named: undefined };
-  const { [key]: named, ...metadata } = value['metadata'];
-  const { metadata: _steered, ...rest } = value;
-  return { digest: jsonDigest(Object.keys(metadata).length > 0 ? { ...rest, metadata } : rest), named };
 }

@@ -131,3 +131,19 @@ it('client.retries.back-off: the text call sent again at once under the same ste
   const check = checkOf(await verdictOf(world, { key }), 'client.retries.back-off');
   expect(check).toMatchObject({ status: 'fail', reason: 'POST /v1/chat/completions retried less than 250 ms after a failure', evidence: ids(...answers) });
 });
+
+it('digests a submit nested too deep to sort as its bytes: the request is answered, the next one too, and the verdict judges both', async () => {
+  world = await startWorld();
+  const key = await newKey();
+  // 10,000 levels, sent as text: JSON.parse takes it, sorting its keys for the digest would overflow the stack.
+  const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+  const body = JSON.stringify({ ...socialNote(), metadata: { emulator_scenario: 'instant', deep: 0 } }).replace('"deep":0', `"deep":${deep}`);
+  const first = await fetch(`${world.base}/v1/tasks`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body });
+  expect(first.headers.get('x-request-id')).toMatch(/^req_/);
+  expect([200, 400, 422]).toContain(first.status);
+  await first.arrayBuffer();
+  const next = await submit(key, byHeader, 'instant');
+  expect(next.status).toBe(200);
+  const verdict = await verdictOf(world, { key });
+  expect(verdict.checks.length).toBeGreaterThan(0);
+});
