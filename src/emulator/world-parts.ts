@@ -49,8 +49,9 @@ export function worldParts(host: Host, w: WorldPieces): Part[] {
   // Waited for before the store closes: a process must not end while the check's worker is in the middle of a query.
   let backgroundCheck: Promise<void> = Promise.resolve();
   const schedule = (): void => {
-    concurrency.rebuild(db.tasks.unfinished());
-    engine.resume();
+    concurrency.rebuild(db.tasks.unfinishedHolders());
+    // Not waited for: the first page is scheduled now, the rest while the emulator already answers.
+    engine.resume().catch((err: unknown) => log(`could not schedule every unfinished task: ${String(err)}`));
   };
   return [
     // Last: no transaction may follow.

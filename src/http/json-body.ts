@@ -188,7 +188,15 @@ export function sendJson(res: Response, body: unknown, status = 200): void {
     res.status(status).json(body);
     return;
   }
-  const text = JSON.stringify(body);
+  sendJsonText(res, JSON.stringify(body), body, status);
+}
+
+/** `sendJson` of a body already serialized as `text` (`body` is what it says, for Express's own answer). */
+export function sendJsonText(res: Response, text: string, body: unknown, status = 200): void {
+  if (res.req.headers['if-none-match'] !== undefined) {
+    res.status(status).json(body);
+    return;
+  }
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

@@ -6,13 +6,13 @@ import type { ListQuery } from '../tasks/index.ts';
 import { callerOf } from './api-key.ts';
 import { callDetailsOf, recordCall } from './call-records.ts';
 import type { CallRecordDeps } from './call-records.ts';
-import { requireObjectBody, sendJson } from './json-body.ts';
+import { requireObjectBody, sendJson, sendJsonText } from './json-body.ts';
 import { noteTask } from './request-context.ts';
 import { ROUTING } from './routing.ts';
 
 export interface TasksRoutesDeps extends CallRecordDeps {
   contract: Contract;
-  api: Pick<Api, 'submitTask' | 'listTasks' | 'getTask' | 'cancelTask'>;
+  api: Pick<Api, 'submitTask' | 'listTasks' | 'readTask' | 'cancelTask'>;
   config: { readonly allowInsecureWebhooks: boolean };
 }
 
@@ -46,9 +46,9 @@ export function tasksRoutes(deps: TasksRoutesDeps): Router {
   });
 
   router.get('/tasks/:id', (req, res) => {
-    const task = api.getTask(callerOf(res), req.params.id);
+    const { task, json } = api.readTask(callerOf(res), req.params.id);
     noteTask(res, task);
-    sendJson(res, task);
+    sendJsonText(res, json, task);
   });
 
   router.post('/tasks/:id/cancel', (req, res) => {

@@ -10,8 +10,8 @@ export interface Concurrency {
   check(key: string, keyCap: number | null, accountId: string, accountCap: number | null): void;
   start(key: string | null, accountId: string): void;
   end(key: string | null, accountId: string): void;
-  /** Counts again from the unfinished tasks (after a start or a reset). */
-  rebuild(unfinished: readonly { key?: string | null; account_id: string }[]): void;
+  /** Counts again from how many unfinished tasks each key and account holds (after a start or a reset). */
+  rebuild(holders: readonly { key: string | null; account_id: string; count: number }[]): void;
   running(of: { key?: string; accountId?: string }): number;
 }
 
@@ -40,10 +40,13 @@ export function createConcurrency(): Concurrency {
       if (key !== null) bump(byKey, key, -1);
       bump(byAccount, accountId, -1);
     },
-    rebuild(unfinished) {
+    rebuild(holders) {
       byKey.clear();
       byAccount.clear();
-      for (const stored of unfinished) api.start(stored.key ?? null, stored.account_id);
+      for (const { key, account_id, count } of holders) {
+        if (key !== null) bump(byKey, key, count);
+        bump(byAccount, account_id, count);
+      }
     },
     running: ({ key, accountId }) => (key !== undefined ? (byKey.get(key) ?? 0) : (byAccount.get(accountId ?? '') ?? 0)),
   };

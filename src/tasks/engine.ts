@@ -41,8 +41,14 @@ export type TerminalListener = (stored: StoredTask, atMs: number) => void;
 export interface TaskEngine {
   /** Schedules a task just stored by submit. */
   schedule(stored: StoredTask): void;
-  /** Schedules every unfinished task again (after a start or restart). */
-  resume(): void;
+  /**
+   * Schedules every unfinished task again (after a start or restart): the first page now (a damaged row in it
+   * throws here, and stops a start), the rest a page a turn, so that a store of many starts answering as soon as
+   * one of few. Until it is done the clock holds every jump of virtual time (a task not yet scheduled could be due
+   * in it). Resolves once all are scheduled, or the store was replaced meanwhile (its own resume schedules the new
+   * one); rejects if a later page cannot be read.
+   */
+  resume(): Promise<void>;
   /** The next transition, now: queued starts (or fails, if its plan fails in the queue), processing finishes. */
   step(stored: StoredTask): Task;
   complete(stored: StoredTask, output?: Partial<TaskOutput>): Task;
@@ -50,6 +56,9 @@ export interface TaskEngine {
   cancel(stored: StoredTask): Task;
   onTerminal(listener: TerminalListener): void;
 }
+
+/** Unfinished tasks scheduled a turn at a time by `resume`: a few milliseconds of work, then requests have their turn. */
+const RESUME_PAGE = 500;
 
 export function createTaskEngine(deps: EngineDeps): TaskEngine {
   const { clock, db } = deps;
@@ -151,13 +160,32 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
     clock.at(deadline, job(id, 'processing', timeout));
   }
 
+  /** Schedules a page of unfinished tasks; the seq to go on after, or null when there are no more. */
+  function resumePage(after: number): number | null {
+    const page = db.tasks.unfinishedAfter(after, RESUME_PAGE);
+    for (const stored of page) schedule(stored);
+    return page.length < RESUME_PAGE ? null : (page[page.length - 1]?.seq ?? null);
+  }
+
+  async function resumeAfter(first: number): Promise<void> {
+    const { epoch } = db.store;
+    for (let after: number | null = first; after !== null; after = resumePage(after)) {
+      await clock.wait(0);
+      if (db.store.epoch !== epoch || db.store.closed) return;
+    }
+  }
+
   return {
     schedule(stored) {
       deps.logger?.debug('task queued', { task_id: stored.task.id, account: stored.account_id, model: stored.task.model, scenario: stored.plan.scenario });
       schedule(stored);
     },
     resume() {
-      for (const stored of db.tasks.unfinished()) schedule(stored);
+      const next = resumePage(0);
+      if (next === null) return Promise.resolve();
+      const rest = resumeAfter(next);
+      clock.track(rest, clock.now());
+      return rest;
     },
     step(stored) {
       const now = clock.now();

@@ -1,6 +1,6 @@
 export { submitTask } from './submit.ts';
 export type { SubmitContext, SubmitResult } from './submit.ts';
-export { findTask, listTasks } from './queries.ts';
+export { findTask, findTaskAnswer, listTasks } from './queries.ts';
 export type { ListQuery, TaskPage } from './queries.ts';
 export { createTaskEngine } from './engine.ts';
 export type { TaskEngine, TerminalListener } from './engine.ts';
@@ -10,4 +10,4 @@ export { TERMINAL } from './task.ts';
 export type { Task, TaskStatus, TaskFailureCode, TaskOutput, FileRecord } from './task.ts';
 export { fingerprint } from './fingerprint.ts';
 export { idempotencyRepo, tasksRepo } from './records.ts';
-export type { StoredTask, IdempotencyRecord, TasksRepo, IdempotencyRepo, TaskFilter } from './records.ts';
+export type { StoredTask, TaskAnswer, IdempotencyRecord, TasksRepo, IdempotencyRepo, TaskFilter } from './records.ts';

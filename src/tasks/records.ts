@@ -35,8 +35,16 @@ export interface TaskFilter {
   model?: string;
 }
 
+/** A task as a read answers it: the stored task, frozen, and its public object's JSON, made once per version. */
+export interface TaskAnswer {
+  stored: Readonly<StoredTask>;
+  json: string;
+}
+
 export interface TasksRepo {
   get(id: string): StoredTask | undefined;
+  /** The task as a read answers it, from memory while it is unchanged (the caller must not change it). */
+  answer(id: string): TaskAnswer | undefined;
   has(id: string): boolean;
   /** Stores a new task; its `seq` is given here. */
   insert(stored: Omit<StoredTask, 'seq'>): StoredTask;
@@ -46,6 +54,10 @@ export interface TasksRepo {
   page(filter: TaskFilter, limit: number, offset: number): { rows: StoredTask[]; hasMore: boolean };
   /** Tasks still queued or processing, oldest first. */
   unfinished(): StoredTask[];
+  /** `unfinished` a page at a time: at most `limit` of them, after the one numbered `afterSeq`. */
+  unfinishedAfter(afterSeq: number, limit: number): StoredTask[];
+  /** How many unfinished tasks each key and account holds (what concurrency counts), without reading the tasks. */
+  unfinishedHolders(): { key: string | null; account_id: string; count: number }[];
   /** How many `unfinished` would return, without reading them. */
   countUnfinished(): number;
   count(): number;
@@ -61,23 +73,82 @@ const withSeq = (row: SqlValue[] | undefined): StoredTask | undefined =>
   row === undefined ? undefined : { ...storedJson<Omit<StoredTask, 'seq'>>(row[1]), seq: Number(row[0]) };
 const jsonOf = ({ seq: _seq, ...rest }: StoredTask | Omit<StoredTask, 'seq'> & { seq?: number }): string => JSON.stringify(rest);
 
+/** The most tasks kept in memory; past it, the cache starts again empty (a stream of new tasks cannot grow it). */
+const MOST_CACHED = 4096;
+
+interface Cached {
+  row: SqlValue[];
+  answer?: TaskAnswer;
+}
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+};
+
 export function tasksRepo(store: Store): TasksRepo {
   const { driver } = store;
   const rows = (found: SqlValue[][]): StoredTask[] => found.map((row) => withSeq(row) as StoredTask);
+  // Every read of a task (a poll above all) finds its row here while the task is unchanged: this repo's own
+  // writes update it; any other write to the table (a reset, an import, a sweep, a rollback) moves the table's
+  // version and empties it, so nothing here is ever older than the table.
+  const cache = new Map<string, Cached>();
+  let version = driver.version('tasks');
+  const fresh = (): void => {
+    const now = driver.version('tasks');
+    if (now !== version) {
+      cache.clear();
+      version = now;
+    }
+  };
+  const remember = (id: string, row: SqlValue[]): Cached => {
+    if (cache.size >= MOST_CACHED) cache.clear();
+    const cached = { row };
+    cache.set(id, cached);
+    return cached;
+  };
+  /** After a write of this repo: the row as written, and the version it made (the only change since `fresh`). */
+  const wrote = (id: string, row: SqlValue[]): void => {
+    remember(id, row);
+    version = driver.version('tasks');
+  };
+  const cachedRow = (id: string): Cached | undefined => {
+    fresh();
+    const held = cache.get(id);
+    if (held) return held;
+    const row = driver.prepare('SELECT seq, body FROM tasks WHERE id = ?').get(id);
+    return row === undefined ? undefined : remember(id, row);
+  };
   return {
-    get: (id) => withSeq(driver.prepare('SELECT seq, body FROM tasks WHERE id = ?').get(id)),
+    get: (id) => withSeq(cachedRow(id)?.row),
+    answer(id) {
+      const cached = cachedRow(id);
+      if (!cached) return undefined;
+      if (!cached.answer) {
+        const stored = deepFreeze(withSeq(cached.row) as StoredTask);
+        cached.answer = { stored, json: JSON.stringify(stored.task) };
+      }
+      return cached.answer;
+    },
     has: (id) => driver.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined,
     insert(stored) {
+      fresh();
+      const text = jsonOf(stored);
       const { lastInsertRowid } = driver
         .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
-        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, jsonOf(stored));
+        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, text);
+      wrote(stored.task.id, [lastInsertRowid, text]);
       return { ...stored, seq: lastInsertRowid };
     },
     put(stored) {
-      const { changes } = driver
-        .prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?')
-        .run(stored.task.status, jsonOf(stored), stored.task.id);
+      fresh();
+      const text = jsonOf(stored);
+      const { changes } = driver.prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?').run(stored.task.status, text, stored.task.id);
       if (changes !== 1) throw new Error(`task ${stored.task.id} is not stored`);
+      wrote(stored.task.id, [stored.seq, text]);
     },
     page(filter, limit, offset) {
       const { sql, params } = whereOf([
@@ -90,6 +161,26 @@ export function tasksRepo(store: Store): TasksRepo {
     count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
     countUnfinished: () => Number(driver.prepare("SELECT count(*) FROM tasks WHERE status IN ('queued', 'processing')").get()?.[0] ?? 0),
     unfinished: () => rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
+    unfinishedAfter: (afterSeq, limit) =>
+      rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') AND seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit)),
+    unfinishedHolders() {
+      try {
+        return driver
+          .prepare("SELECT body ->> '$.key', account_id, count(*) FROM tasks WHERE status IN ('queued', 'processing') GROUP BY 1, 2")
+          .all()
+          .map(([key, account, count]) => ({ key: typeof key === 'string' ? key : null, account_id: String(account), count: Number(count) }));
+      } catch {
+        // A body SQLite cannot read as JSON: read every one as the store reads a record, which names the damaged row.
+        const counts = new Map<string, { key: string | null; account_id: string; count: number }>();
+        for (const { key, account_id } of rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing')").all())) {
+          const id = JSON.stringify([key ?? null, account_id]);
+          const held = counts.get(id) ?? { key: key ?? null, account_id, count: 0 };
+          held.count += 1;
+          counts.set(id, held);
+        }
+        return [...counts.values()];
+      }
+    },
   };
 }
 

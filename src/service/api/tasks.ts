@@ -2,7 +2,7 @@ import type { TaskSubmission } from '../../contract/index.ts';
 import { invalidParams } from '../../errors/index.ts';
 import { otherFileAddresses } from '../../files/index.ts';
 import { selectScenario } from '../../scenarios/index.ts';
-import { findTask, listTasks, submitTask } from '../../tasks/index.ts';
+import { findTask, findTaskAnswer, listTasks, submitTask } from '../../tasks/index.ts';
 import type { ListQuery, SubmitResult, Task, TaskPage } from '../../tasks/index.ts';
 import { publicAddressProblems, webhookAddressProblemResolved } from '../../webhooks/index.ts';
 import { admissionOf } from './admission.ts';
@@ -72,6 +72,11 @@ export function tasksApi(deps: ApiDeps) {
     },
     listTasks: (caller: Caller, query: ListQuery): TaskPage => listTasks(db, caller.account.id, query),
     getTask: (caller: Caller, id: string): Task => findTask(db, caller.account.id, id).task,
+    /** The task as GET answers it: frozen, with its JSON made once per version of the task (a poll reads it again and again). */
+    readTask(caller: Caller, id: string): { task: Readonly<Task>; json: string } {
+      const { stored, json } = findTaskAnswer(db, caller.account.id, id);
+      return { task: stored.task, json };
+    },
     /** `changed` runs inside the cancel's transaction (the call's record goes with it). */
     cancelTask(caller: Caller, id: string, changed?: () => void): Task {
       return db.store.transaction(() => {
