@@ -73,9 +73,11 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
     closed = !res.writableFinished;
   });
   // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing: the headers go with
-  // the first events (every format has at least one before its first token), which are written before the first
-  // wait, in the turn the call was admitted in.
+  // the first event (every format has at least one before its first token), written in the turn the call was
+  // admitted in; the rest follows a turn later, so that calls admitted together each send their first event
+  // before any of them writes its answer.
   res.writeHead(200, STREAM_HEADERS);
+  let first = true;
   // Events between two yields go out as one write: a socket write costs more than an event, and 200 streams
   // writing token by token keep new calls waiting for their first byte.
   let batch = '';
@@ -107,6 +109,11 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
     }
     batch += step.text;
     batchTokens += step.tokens;
+    if (first) {
+      first = false;
+      await flush();
+      await deps.clock.wait(0);
+    }
   }
   if (!closed) await flush();
   if (closed) return run.disconnect(sent);
