@@ -2,8 +2,11 @@
  * The bench's reference points, started the same way as the emulator: a bare node:http server answering static
  * JSON (the ceiling), or with `express` as argument a bare Express 5 hello-world doing the same (the framework's
  * cost). Both answer `GET /v1/tasks/{id}` and `POST /v1/tasks` (any path, for node:http) with a task of the size
- * the emulator answers (about 350 bytes); Express parses the POST body as JSON first, as the emulator must.
+ * the emulator answers (about 350 bytes); Express parses the POST body as JSON first, as the emulator must. With
+ * `sse <file>` it is a bare node:http event-stream server: every request, once its body is read, is answered
+ * with the events in the file (a stream the emulator sent, recorded by bench/compare.ts) in one write.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -32,10 +35,22 @@ function bareExpress(): express.Express {
   return app;
 }
 
+function bareSse(events: string): ReturnType<typeof createServer> {
+  return createServer((req, res) => {
+    req.resume();
+    req.once('end', () => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+      res.end(events);
+    });
+  });
+}
+
 const server =
   process.argv[2] === 'express'
     ? createServer(bareExpress())
-    : createServer((req, res) => {
+    : process.argv[2] === 'sse'
+      ? bareSse(readFileSync(process.argv[3] ?? '', 'utf8'))
+      : createServer((req, res) => {
         // The body is read before answering, so a POST costs what reading one costs.
         req.resume();
         req.once('end', () => {

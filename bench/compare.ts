@@ -9,6 +9,7 @@
  * folder per series, so each series' first start is the one a new install pays and the median is a warm start.
  */
 import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,9 @@ import type { LoadFigures } from './load.ts';
 import { buildPackedCopy } from './packed.ts';
 import { benchKey, emulatorCommand, freePort, json, script, startServer, stopServer } from './servers.ts';
 import type { Server } from './servers.ts';
-import { concurrentStreams } from './text-streams.ts';
+import { restartBench } from './restart.ts';
+import type { RestartFigures } from './restart.ts';
+import { concurrentStreams, recordStream } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const STARTS = Number(process.env['BENCH_STARTS'] ?? 5);
@@ -61,9 +64,11 @@ export interface Comparison {
   prismVersion: string;
   buildMs: number;
   buildWarning: string | null;
-  emulator: ServerFigures & { streams: StreamFigures };
+  emulator: ServerFigures & { streams: StreamFigures; rssMb: number; restart: RestartFigures };
   prism: ServerFigures;
   express: ServerFigures;
+  /** The same streams from a bare node:http server sending the emulator's own events at once. */
+  sse: StreamFigures;
   /** STARTS fresh processes each, the packed dist/index.js and src/index.ts through tsx: medians, and the first. */
   inProcess: { dist: InProcessFigures; distFirst: InProcessFigures; src: InProcessFigures };
 }
@@ -104,7 +109,13 @@ async function getAndPost(label: string, base: string, taskId: string, headers: 
   return { get, post };
 }
 
-async function measureEmulator(bin: string, cacheDir: string): Promise<Comparison['emulator']> {
+/** Resident memory of a process, in MiB (Linux: /proc). */
+async function rssMb(pid: number | undefined): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+async function measureEmulator(bin: string, cacheDir: string, eventsFile: string): Promise<Omit<Comparison['emulator'], 'restart'>> {
   const env = { SVC_EMULATOR_CACHE_DIR: cacheDir };
   // Start-up as a user starts the packed CLI (warn: without the log line of the health request); the load runs
   // quiet too (one log line per request otherwise).
@@ -115,7 +126,10 @@ async function measureEmulator(bin: string, cacheDir: string): Promise<Compariso
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body: SUBMIT });
     const loaded = await getAndPost('emulator', server.base, String(task['id']), headers);
-    return { startup, ...loaded, streams: await concurrentStreams(server.base, key) };
+    // After 8 s of load: a warm-up and a run of GET, then of POST.
+    const rss = await rssMb(server.child.pid);
+    await writeFile(eventsFile, await recordStream(server.base, key));
+    return { startup, ...loaded, rssMb: rss, streams: await concurrentStreams(server.base, key) };
   } finally {
     await stopServer(server);
   }
@@ -150,11 +164,23 @@ async function measureExpress(): Promise<ServerFigures> {
   }
 }
 
+async function measureSse(eventsFile: string): Promise<StreamFigures> {
+  const server = await startServer(['--import', 'tsx', BASELINE, 'sse', eventsFile]);
+  try {
+    return await concurrentStreams(server.base, 'none');
+  } finally {
+    await stopServer(server);
+  }
+}
+
 export async function compare(): Promise<Comparison> {
   const before = loadavg()[0] ?? NaN;
   const packed = await buildPackedCopy();
   try {
-    const emulator = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'));
+    const eventsFile = join(packed.scratch, 'stream.txt');
+    const measured = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'), eventsFile);
+    const sse = await measureSse(eventsFile);
+    const emulator = { ...measured, restart: await restartBench(packed.bin) };
     const dist = await inProcess({ index: packed.index, tsx: false, cacheDir: join(packed.scratch, 'cache-dist') });
     const src = await inProcess({ index: SRC_INDEX, tsx: true, cacheDir: join(packed.scratch, 'cache-src') });
     const prism = await measurePrism();
@@ -169,6 +195,7 @@ export async function compare(): Promise<Comparison> {
       emulator,
       prism,
       express,
+      sse,
       inProcess: { dist: dist.median, distFirst: dist.first, src: src.median },
     };
   } finally {

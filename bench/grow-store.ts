@@ -9,9 +9,10 @@
  * account is funded once for what its copies charged (so available stays what the samples left), and its
  * balances are written from the ledger's sums, so the store check finds nothing to report.
  *
- * Run alone: `tsx bench/grow-store.ts <path> [tasks] [records] [--records-age-days OLDEST:NEWEST]`; prints one
- * JSON line. Tasks are spread over the last 29 days; call records over OLDEST to NEWEST days before the
- * store's clock (default 29:1; e.g. 59:31 for records that are all past the 30-day retention).
+ * Run alone: `tsx bench/grow-store.ts <path> [tasks] [records] [--records-age-days OLDEST:NEWEST] [--unfinished]`;
+ * prints one JSON line. Tasks are spread over the last 29 days; call records over OLDEST to NEWEST days before
+ * the store's clock (default 29:1; e.g. 59:31 for records that are all past the 30-day retention). With
+ * `--unfinished` every task is a copy of a queued one, made in the last minute (a restart schedules them all).
  */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -28,7 +29,7 @@ import { resolvePublic } from './servers.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { 'records-age-days': { type: 'string', default: '29:1' } },
+  options: { 'records-age-days': { type: 'string', default: '29:1' }, unfinished: { type: 'boolean', default: false } },
 });
 const [path, tasksArg, recordsArg] = positionals;
 if (!path) throw new Error('usage: tsx bench/grow-store.ts <path> [tasks] [records] [--records-age-days OLDEST:NEWEST]');
@@ -41,6 +42,7 @@ const DAY = 24 * 3600 * 1000;
 const BEIJING_MS = 8 * 3600 * 1000;
 /** Rows per transaction. */
 const CHUNK = 50_000;
+const UNFINISHED = values.unfinished === true;
 
 /** Samples: what a real emulator stores for a mix of work, as a state document. */
 async function samples(): Promise<StateDocument> {
@@ -67,10 +69,11 @@ async function samples(): Promise<StateDocument> {
       });
       await res.arrayBuffer();
     }
+    // Two virtual hours later every sample has finished, but for a store of unfinished tasks.
     const res = await fetch(`${base}/_emulator/clock/advance`, {
       method: 'POST',
       headers: { Authorization: 'Bearer grow', 'Content-Type': 'application/json' },
-      body: '{"seconds":7200}',
+      body: UNFINISHED ? '{"seconds":0}' : '{"seconds":7200}',
     });
     if (res.status !== 200) throw new Error(`sample advance: ${res.status} ${await res.text()}`);
     return exportState(emulator.internals.db, emulator.clock.now());
@@ -100,8 +103,8 @@ function chunked(db: Db, count: number, step: (i: number) => void): void {
 const started = performance.now();
 const sample = await samples();
 const nowMs = sample.clock_ms ?? Date.now();
-const terminal = sample.tasks.filter((t) => t.task.status !== 'queued' && t.task.status !== 'processing');
-if (terminal.length === 0) throw new Error('no finished sample tasks');
+const terminal = sample.tasks.filter((t) => (t.task.status === 'queued') === UNFINISHED && t.task.status !== 'processing');
+if (terminal.length === 0) throw new Error(UNFINISHED ? 'no queued sample tasks' : 'no finished sample tasks');
 const entriesOf = new Map<string, LedgerEntry[]>(terminal.map((t) => [t.task.id, sample.ledger.filter((e) => e.task_id === t.task.id)]));
 const callSamples = sample.calls;
 if (callSamples.length === 0) throw new Error('no sample call records');
@@ -124,7 +127,7 @@ try {
   const charged = new Map<string, bigint>();
   chunked(db, copies, (i) => {
     const from = terminal[i % terminal.length] as StoredTask;
-    const createdMs = nowMs - 29 * DAY + Math.floor((i / copies) * 28 * DAY);
+    const createdMs = UNFINISHED ? nowMs - 60_000 + Math.floor((i / copies) * 60_000) : nowMs - 29 * DAY + Math.floor((i / copies) * 28 * DAY);
     const id = `T${compactTime(createdMs)}${pad(i, 6)}`;
     const idempotencyKey = i % 10 === 0 ? `grow-${i}` : null;
     const { seq: _seq, ...rest } = from;

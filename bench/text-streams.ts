@@ -25,6 +25,17 @@ const BODY = JSON.stringify({
   stream: true,
 });
 
+/** One stream as the emulator sends it, every byte of its body: the bare SSE baseline sends the same. */
+export async function recordStream(base: string, key: string): Promise<string> {
+  const res = await fetch(new URL('/v1/chat/completions', base), {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Emulator-Scenario': 'text-long' },
+    body: BODY,
+  });
+  if (res.status !== 200) throw new Error(`stream: ${res.status}`);
+  return res.text();
+}
+
 export async function concurrentStreams(base: string, key: string, streams = 200): Promise<StreamFigures> {
   await round(base, key, streams);
   return round(base, key, streams);
