@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './load.ts';
 import { benchKey, emulatorCommand, json, startServer } from './servers.ts';
+import { concurrentStreams } from './text-streams.ts';
 
 interface CallFrame {
   functionName: string;
@@ -99,7 +100,7 @@ const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url))
 const ANY_TASK = 'T261123090000ABCDEF';
 
 /** One profiled run of one request kind, in a fresh emulator (or the bare Express 5 baseline, the framework's own cost). */
-async function profiled(kind: 'GET' | 'POST', server: 'emulator' | 'express', bin: string | undefined): Promise<ProfileFigures> {
+async function profiled(kind: 'GET' | 'POST' | 'STREAMS', server: 'emulator' | 'express', bin: string | undefined): Promise<ProfileFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-profile-'));
   const flags = ['--cpu-prof', '--cpu-prof-dir', dir];
   const started =
@@ -112,10 +113,20 @@ async function profiled(kind: 'GET' | 'POST', server: 'emulator' | 'express', bi
     const task = server === 'emulator' ? String((await json(`${started.base}/v1/tasks`, { method: 'POST', headers, body: SUBMIT }))['id']) : ANY_TASK;
     const target =
       kind === 'GET' ? { url: `${started.base}/v1/tasks/${task}`, headers } : { url: `${started.base}/v1/tasks`, method: 'POST' as const, headers, body: SUBMIT };
-    await load(`${kind} (warm-up)`, target, {});
-    const from = nowUs();
-    const figures = await load(`${kind} (profiled)`, target);
-    const window: [number, number] = [from, nowUs()];
+    let figures: { rps: number; requests: number };
+    let window: [number, number];
+    if (kind === 'STREAMS') {
+      // concurrentStreams runs a round of warm-up itself; the window holds both rounds.
+      const from = nowUs();
+      const streams = await concurrentStreams(started.base, key);
+      window = [from, nowUs()];
+      figures = { rps: streams.streams / (streams.totalMs / 1000), requests: streams.streams * 2 };
+    } else {
+      await load(`${kind} (warm-up)`, target, {});
+      const from = nowUs();
+      figures = await load(`${kind} (profiled)`, target);
+      window = [from, nowUs()];
+    }
     const exited = new Promise((resolve) => started.child.once('exit', resolve));
     started.child.kill('SIGTERM');
     await exited;
@@ -131,6 +142,7 @@ async function profiled(kind: 'GET' | 'POST', server: 'emulator' | 'express', bi
 }
 
 export async function profileBench(bin?: string): Promise<ProfileFigures[]> {
+  if (process.env['BENCH_PROFILE_STREAMS'] === '1') return [await profiled('STREAMS', 'emulator', bin)];
   return [await profiled('GET', 'emulator', bin), await profiled('GET', 'express', bin), await profiled('POST', 'emulator', bin), await profiled('POST', 'express', bin)];
 }
 

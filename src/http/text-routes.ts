@@ -67,6 +67,9 @@ function answerDetails(choice: AnswerChoice | null): Pick<CallDetails, 'scenario
   return { scenario: choice.scenario.name, text_answer: { by, ...(choice.step !== null ? { answer: choice.step + 1 } : {}) } };
 }
 
+/** Tokens a stream writes in one turn (one write) when nothing paces it. */
+const SLICE_TOKENS = 100;
+
 async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Response): Promise<void> {
   let closed = false;
   res.once('close', () => {
@@ -74,8 +77,8 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
   });
   // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing: the headers go with
   // the first event (every format has at least one before its first token), written in the turn the call was
-  // admitted in; the rest follows a turn later, so that calls admitted together each send their first event
-  // before any of them writes its answer.
+  // admitted in. The rest goes a slice a turn, so that calls arriving together each send their first event
+  // before others write whole answers: the streams share the turns with the calls still being admitted.
   res.writeHead(200, STREAM_HEADERS);
   let first = true;
   // Events between two yields go out as one write: a socket write costs more than an event, and 200 streams
@@ -109,7 +112,7 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
     }
     batch += step.text;
     batchTokens += step.tokens;
-    if (first) {
+    if (first || batchTokens >= SLICE_TOKENS) {
       first = false;
       await flush();
       await deps.clock.wait(0);
