@@ -68,11 +68,13 @@ export function accountsRepo(store: Store): AccountsRepo {
   // Every authenticated request reads its account (and its key, below): from memory while the table is unchanged.
   const stored = cachedRows(driver, 'accounts', (id) => driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id));
   return {
-    get: (id) => body<StoredAccount>(stored(id)),
-    put: (account) =>
-      void driver
-        .prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body')
-        .run(account.id, JSON.stringify(account)),
+    get: (id) => body<StoredAccount>(stored.read(id)),
+    put(account) {
+      const text = JSON.stringify(account);
+      stored.wrote(account.id, [text], () =>
+        driver.prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(account.id, text),
+      );
+    },
     all: () => bodies<StoredAccount>(driver.prepare('SELECT body FROM accounts ORDER BY seq').all()),
     count: () => Number(driver.prepare('SELECT count(*) FROM accounts').get()?.[0] ?? 0),
   };
@@ -82,11 +84,13 @@ export function keysRepo(store: Store): KeysRepo {
   const { driver } = store;
   const stored = cachedRows(driver, 'keys', (key) => driver.prepare('SELECT body FROM keys WHERE key = ?').get(key));
   return {
-    get: (key) => body<StoredKey>(stored(key)),
-    put: (key) =>
-      void driver
-        .prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body')
-        .run(key.key, key.account_id, JSON.stringify(key)),
+    get: (key) => body<StoredKey>(stored.read(key)),
+    put(key) {
+      const text = JSON.stringify(key);
+      stored.wrote(key.key, [text], () =>
+        driver.prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body').run(key.key, key.account_id, text),
+      );
+    },
     ofAccount: (accountId) => bodies<StoredKey>(driver.prepare('SELECT body FROM keys WHERE account_id = ? ORDER BY seq').all(accountId)),
   };
 }

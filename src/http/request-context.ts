@@ -14,6 +14,8 @@ export interface CallStart {
   headers?: Record<string, string>;
   /** With `--record-content` only: the bodies noted for the record (call-bodies.ts). */
   bodies?: BodyNotes;
+  /** The record as `recordCall` last wrote it, but its latency: the end writes it again only if more changed. */
+  written?: string | undefined;
 }
 
 /** What is noted of one call's bodies while it goes on, with `--record-content` (call-bodies.ts). */

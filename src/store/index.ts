@@ -9,6 +9,7 @@ export { SCHEMA_VERSION, DATA_TABLES, ledgerNumbered } from './schema.ts';
 export type { DataTable } from './schema.ts';
 export { body, bodies, pageOf, whereOf } from './rows.ts';
 export { cachedRows, entry } from './lookup.ts';
+export type { CachedRows } from './lookup.ts';
 export { sweepInBatches } from './sweep.ts';
 export { checkStoreFile, backupStore, restoreStore } from './maintenance.ts';
 export { StoreDamageError, StoreFullError, storedJson, storeFault, diskFull } from './faults.ts';

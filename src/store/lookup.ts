@@ -11,28 +11,55 @@ export function entry<T>(collection: Record<string, T>, id: string): T | undefin
 /** The most rows a `cachedRows` keeps; past it, it starts again empty (an unbounded stream of unknown ids cannot grow it). */
 const MOST_ROWS = 4096;
 
+/** Rows of one table by id, from memory while the table is unchanged but for the writes told with `wrote`. */
+export interface CachedRows {
+  read(id: string): SqlValue[] | undefined;
+  /**
+   * A write of one row through this cache: `write` runs it, and the row it wrote is remembered. Any write the
+   * cache was not told of since still empties it (the table's version moved twice).
+   */
+  wrote(id: string, row: SqlValue[], write: () => void): void;
+}
+
 /**
- * `read(id)`'s row, remembered for as long as the driver's version of `table` stays the same: any write to the
- * table through the store (a PATCH, a reset, a state import, a rollback) forgets every row at once, so nothing
- * read here is ever older than the table. Rows are kept as read (the stored text), so every caller still parses
- * its own copy and may change it freely. The store has one writer, its own connection (the file is locked for
- * it); a read-only opening beside a running emulator reads once and closes.
+ * `read(id)`'s row, remembered for as long as the driver's version of `table` moves only by the writes made
+ * through `wrote`: any other write to the table through the store (a reset, a state import, a rollback, a
+ * statement of its own) forgets every row at once, so nothing read here is ever older than the table. Rows are
+ * kept as read (the stored text), so every caller still parses its own copy and may change it freely. The store
+ * has one writer, its own connection (the file is locked for it); a read-only opening beside a running emulator
+ * reads once and closes.
  */
-export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): (id: string) => SqlValue[] | undefined {
+export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): CachedRows {
   const rows = new Map<string, SqlValue[] | null>();
   let version = driver.version(table);
-  return (id) => {
+  const fresh = (): void => {
     const now = driver.version(table);
     if (now !== version) {
       rows.clear();
       version = now;
     }
-    let row = rows.get(id);
-    if (row === undefined) {
-      row = read(id) ?? null;
-      if (rows.size >= MOST_ROWS) rows.clear();
-      rows.set(id, row);
-    }
-    return row ?? undefined;
+  };
+  const remember = (id: string, row: SqlValue[] | null): void => {
+    if (rows.size >= MOST_ROWS) rows.clear();
+    rows.set(id, row);
+  };
+  return {
+    read(id) {
+      fresh();
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = read(id) ?? null;
+        remember(id, row);
+      }
+      return row ?? undefined;
+    },
+    wrote(id, row, write) {
+      fresh();
+      write();
+      // The write moved the version once: the row as written is the table's now. Had it failed, the version
+      // moved all the same, and the next read empties the cache.
+      remember(id, row);
+      version = driver.version(table);
+    },
   };
 }
