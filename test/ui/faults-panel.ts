@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, DEMO_KEY, startEmulator } from '../support/harness.ts';
-import { HAS_CHROMIUM, itServesPanelScript, signedInPage } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, openView, signedInPage } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 
 // The dashboard's Faults panel, driven in chromium: the rules in force with their counts, the form that adds every
@@ -28,8 +28,6 @@ export function faultsPanelTests(browser: FileBrowser, screenshot: (page: Page, 
   itServesPanelScript(() => emulator.app, 'faults.js', 'createFaults');
   itServesPanelScript(() => emulator.app, 'fault-form.js', 'startFaultForm');
   const openPage = () => signedInPage(browser, base, ADMIN_TOKEN);
-  // Whether the sections are one page or views of their own, the section's link in the nav brings it up.
-  const showSection = (page: Page, name: string) => page.locator('nav').getByRole('link', { name, exact: true }).click();
 
   const listed = (): { id: string; matched: number; hits: number; fault: Record<string, unknown>; times?: number; match?: Record<string, unknown> }[] =>
     emulator.control.faults.list().data as never;
@@ -41,7 +39,7 @@ export function faultsPanelTests(browser: FileBrowser, screenshot: (page: Page, 
       const { page, problems } = await openPage();
       const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Faults', level: 2 }) });
       const rules = page.getByRole('table', { name: 'Fault rules in force, in the order they are tried' });
-      await showSection(page, 'Faults');
+      await openView(page, 'Faults');
       await rules.getByText('No fault rules').waitFor();
 
       // The next 2 service_unavailable errors of /v1/models.
@@ -80,9 +78,9 @@ export function faultsPanelTests(browser: FileBrowser, screenshot: (page: Page, 
 
       // A reset request shows in the call records as reset, not as the status it never got.
       await expect(fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' }, body: '{"model":"svc-text-lite","messages":[{"role":"user","content":"hi"}]}' })).rejects.toThrow();
-      await showSection(page, 'Call records');
+      await openView(page, 'Call records');
       await page.getByRole('table', { name: /^Call records of \/v1 requests/ }).getByRole('row').filter({ hasText: 'POST /v1/chat/completions' }).getByText('reset', { exact: true }).waitFor();
-      await showSection(page, 'Faults');
+      await openView(page, 'Faults');
 
       // Remove one, then clear the rest.
       await rules.getByRole('button', { name: 'Remove fault_2' }).click();
@@ -109,7 +107,7 @@ export function faultsPanelTests(browser: FileBrowser, screenshot: (page: Page, 
       page.on('request', (req) => {
         if (req.method() === 'POST' && new URL(req.url()).pathname === '/_emulator/faults') posted.push(...(req.postDataJSON() as { rules: unknown[] }).rules);
       });
-      await showSection(page, 'Faults');
+      await openView(page, 'Faults');
       await rules.getByText('No fault rules').waitFor();
       const kind = panel.getByLabel('Fault', { exact: true });
       const add = async (): Promise<string> => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../src/index.ts';
 import { ADMIN_TOKEN, startEmulator } from '../support/harness.ts';
-import { HAS_CHROMIUM, itServesPanelScript, signedInPage } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, openView, signedInPage } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 
 // The dashboard's Scenarios panel, driven in chromium: a scenario file pasted as YAML is loaded through
@@ -34,7 +34,7 @@ export function scenariosPanelTests(browser: FileBrowser): void {
   const open = async (): Promise<{ page: Page; problems: string[] }> => {
     const opened = await signedInPage(browser, base, ADMIN_TOKEN);
     // Whether the sections are one page or views of their own, the section's link in the nav brings it up.
-    await opened.page.locator('nav').getByRole('link', { name: 'Scenarios', exact: true }).click();
+    await openView(opened.page, 'Scenarios');
     return opened;
   };
 

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.ts';
-import { HAS_CHROMIUM, itServesPanelScript, signedInPage } from '../support/browser-chromium.ts';
+import { HAS_CHROMIUM, itServesPanelScript, openView, signedInPage } from '../support/browser-chromium.ts';
 import type { FileBrowser } from '../support/browser-chromium.ts';
 import { call, startWorld } from '../verdict/world.ts';
 import type { World } from '../verdict/world.ts';
@@ -53,7 +53,7 @@ export function verdictPanelTests(browser: FileBrowser): void {
       const { page, problems } = await openPage();
       const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Verdict', level: 2 }) });
       const checks = page.getByRole('table', { name: /^Checks of the verdict/ });
-      await page.locator('nav').getByRole('link', { name: 'Verdict' }).click();
+      await openView(page, 'Verdict');
       await checks.getByText('Not judged yet.').waitFor();
 
       // A key this world never held has no verdict (404 not_found), and the panel says so; the careless key's has
@@ -83,7 +83,7 @@ export function verdictPanelTests(browser: FileBrowser): void {
       await expect.poll(() => page.url()).toContain(`#record=${String(again.requestId)}`);
 
       // The probe: the receiver takes the stale delivery, so its check fails, with the probe's webhook-id.
-      await page.locator('nav').getByRole('link', { name: 'Verdict' }).click();
+      await openView(page, 'Verdict');
       await panel.getByLabel('Key').fill('');
       await panel.getByLabel('Account', { exact: true }).fill(world.account.id);
       await panel.getByLabel('Account to probe').fill(world.account.id);
@@ -116,7 +116,7 @@ export function verdictPanelTests(browser: FileBrowser): void {
 
       const { page } = await openPage();
       const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Verdict', level: 2 }) });
-      await page.locator('nav').getByRole('link', { name: 'Verdict' }).click();
+      await openView(page, 'Verdict');
       await panel.getByLabel('Key').fill(world.account.key);
       await panel.getByRole('button', { name: 'Refresh verdict' }).click();
       // At least the one check; the probe of the test before may have failed the account's receiver too.
