@@ -51,6 +51,8 @@ export interface QuotaUse {
 
 export interface AccountsRepo {
   get(id: string): StoredAccount | undefined;
+  /** The account as stored, shared and frozen: for a reader that only looks (every request's authentication). */
+  peek(id: string): Readonly<StoredAccount> | undefined;
   put(account: StoredAccount): void;
   /** Oldest first. */
   all(): StoredAccount[];
@@ -59,6 +61,8 @@ export interface AccountsRepo {
 
 export interface KeysRepo {
   get(key: string): StoredKey | undefined;
+  /** The key as stored, shared and frozen: for a reader that only looks (every request's authentication). */
+  peek(key: string): Readonly<StoredKey> | undefined;
   put(key: StoredKey): void;
   ofAccount(accountId: string): StoredKey[];
 }
@@ -69,6 +73,7 @@ export function accountsRepo(store: Store): AccountsRepo {
   const stored = cachedRows(driver, 'accounts', (id) => driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id));
   return {
     get: (id) => body<StoredAccount>(stored.read(id)),
+    peek: (id) => stored.frozen<StoredAccount>(id),
     put(account) {
       const text = JSON.stringify(account);
       stored.wrote(account.id, [text], () =>
@@ -85,6 +90,7 @@ export function keysRepo(store: Store): KeysRepo {
   const stored = cachedRows(driver, 'keys', (key) => driver.prepare('SELECT body FROM keys WHERE key = ?').get(key));
   return {
     get: (key) => body<StoredKey>(stored.read(key)),
+    peek: (key) => stored.frozen<StoredKey>(key),
     put(key) {
       const text = JSON.stringify(key);
       stored.wrote(key.key, [text], () =>

@@ -12,8 +12,10 @@ import { contextOf } from './request-context.ts';
 export function apiKeyAuth(db: Pick<Db, 'accounts' | 'keys'>): RequestHandler {
   return (req, res, next) => {
     const key = keySent(req);
-    const stored = key ? db.keys.get(key) : undefined;
-    const account = stored ? db.accounts.get(stored.account_id) : undefined;
+    // Shared and frozen: what a request does with its key and account past here reads them (a write reads its own
+    // copy in its transaction), and one parse per change beats two per request.
+    const stored = key ? db.keys.peek(key) : undefined;
+    const account = stored ? db.accounts.peek(stored.account_id) : undefined;
     if (!key || !stored || !account) {
       throw new ApiError(
         'invalid_api_key',

@@ -7,7 +7,7 @@ export type { Store, Meta } from './store.ts';
 export type { Driver, SqlValue, Statement } from './driver.ts';
 export { SCHEMA_VERSION, DATA_TABLES, ledgerNumbered } from './schema.ts';
 export type { DataTable } from './schema.ts';
-export { body, bodies, pageOf, whereOf } from './rows.ts';
+export { body, bodies, deepFreeze, pageOf, whereOf } from './rows.ts';
 export { cachedRows, entry } from './lookup.ts';
 export type { CachedRows } from './lookup.ts';
 export { sweepInBatches } from './sweep.ts';

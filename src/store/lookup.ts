@@ -1,4 +1,5 @@
 import type { Driver, SqlValue } from './driver.ts';
+import { body, deepFreeze } from './rows.ts';
 
 /**
  * A stored entry by an id that came from outside (a path, a body): own entries only, so an id such as
@@ -14,6 +15,8 @@ const MOST_ROWS = 4096;
 /** Rows of one table by id, from memory while the table is unchanged but for the writes told with `wrote`. */
 export interface CachedRows {
   read(id: string): SqlValue[] | undefined;
+  /** The row's record, parsed once and frozen, for readers that only look (authentication on every request). */
+  frozen<T>(id: string): Readonly<T> | undefined;
   /**
    * A write of one row through this cache: `write` runs it, and the row it wrote is remembered. Any write the
    * cache was not told of since still empties it (the table's version moved twice).
@@ -31,6 +34,8 @@ export interface CachedRows {
  */
 export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): CachedRows {
   const rows = new Map<string, SqlValue[] | null>();
+  // Parsed records by row: the row array itself is the key, so a row written or read again has none yet.
+  const records = new WeakMap<SqlValue[], unknown>();
   let version = driver.version(table);
   const fresh = (): void => {
     const now = driver.version(table);
@@ -43,15 +48,22 @@ export function cachedRows(driver: Driver, table: string, read: (id: string) => 
     if (rows.size >= MOST_ROWS) rows.clear();
     rows.set(id, row);
   };
+  const readRow = (id: string): SqlValue[] | undefined => {
+    fresh();
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = read(id) ?? null;
+      remember(id, row);
+    }
+    return row ?? undefined;
+  };
   return {
-    read(id) {
-      fresh();
-      let row = rows.get(id);
-      if (row === undefined) {
-        row = read(id) ?? null;
-        remember(id, row);
-      }
-      return row ?? undefined;
+    read: readRow,
+    frozen<T>(id: string): Readonly<T> | undefined {
+      const row = readRow(id);
+      if (row === undefined) return undefined;
+      if (!records.has(row)) records.set(row, deepFreeze(body<T>(row)));
+      return records.get(row) as Readonly<T>;
     },
     wrote(id, row, write) {
       fresh();

@@ -7,6 +7,15 @@ export const body = <T>(row: SqlValue[] | undefined, column = 0): T | undefined 
 
 export const bodies = <T>(rows: SqlValue[][], column = 0): T[] => rows.map((row) => storedJson<T>(row[column]));
 
+/** `value` and everything in it made read-only: a record shared by every reader, that none may change. */
+export const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+};
+
 /** A page of `limit` rows, read as `limit + 1` so `hasMore` costs no count. */
 export function pageOf<T>(rows: T[], limit: number): { rows: T[]; hasMore: boolean } {
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

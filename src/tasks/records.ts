@@ -1,7 +1,7 @@
 import type { Points } from '../points/index.ts';
 import type { TaskPlan } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
-import { pageOf, storedJson, whereOf } from '../store/index.ts';
+import { deepFreeze, pageOf, storedJson, whereOf } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { Task, TaskStatus } from './task.ts';
 
@@ -73,21 +73,17 @@ const withSeq = (row: SqlValue[] | undefined): StoredTask | undefined =>
   row === undefined ? undefined : { ...storedJson<Omit<StoredTask, 'seq'>>(row[1]), seq: Number(row[0]) };
 const jsonOf = ({ seq: _seq, ...rest }: StoredTask | Omit<StoredTask, 'seq'> & { seq?: number }): string => JSON.stringify(rest);
 
-/** The most tasks kept in memory; past it, the cache starts again empty (a stream of new tasks cannot grow it). */
-const MOST_CACHED = 4096;
+/**
+ * The most tasks kept in memory; past it, the cache starts again empty (a stream of new tasks cannot grow it).
+ * Polls read the tasks their clients are waiting on, a few hundred at a time at most: a larger cache would only
+ * hold more of the tasks a submit load makes and nobody reads again.
+ */
+const MOST_CACHED = 1024;
 
 interface Cached {
   row: SqlValue[];
   answer?: TaskAnswer;
 }
-
-const deepFreeze = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-};
 
 export function tasksRepo(store: Store): TasksRepo {
   const { driver } = store;
