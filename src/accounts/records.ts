@@ -1,6 +1,6 @@
 import type { Points } from '../points/index.ts';
 import type { Store } from '../store/index.ts';
-import { bodies, body, cachedRows } from '../store/index.ts';
+import { bodies, body, cachedRows, frozenBody } from '../store/index.ts';
 
 export interface StoredAccount {
   id: string;
@@ -70,15 +70,16 @@ export interface KeysRepo {
 export function accountsRepo(store: Store): AccountsRepo {
   const { driver } = store;
   // Every authenticated request reads its account (and its key, below): from memory while the table is unchanged.
-  const stored = cachedRows(driver, 'accounts', (id) => driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id));
+  const stored = cachedRows(driver, 'accounts', (id) => driver.prepare('SELECT body FROM accounts WHERE id = ?').get(id), { derive: frozenBody<StoredAccount> });
   return {
     get: (id) => body<StoredAccount>(stored.read(id)),
-    peek: (id) => stored.frozen<StoredAccount>(id),
+    peek: (id) => stored.derived(id),
     put(account) {
       const text = JSON.stringify(account);
-      stored.wrote(account.id, [text], () =>
-        driver.prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(account.id, text),
-      );
+      stored.wrote(account.id, () => {
+        driver.prepare('INSERT INTO accounts (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(account.id, text);
+        return [text];
+      });
     },
     all: () => bodies<StoredAccount>(driver.prepare('SELECT body FROM accounts ORDER BY seq').all()),
     count: () => Number(driver.prepare('SELECT count(*) FROM accounts').get()?.[0] ?? 0),
@@ -87,15 +88,16 @@ export function accountsRepo(store: Store): AccountsRepo {
 
 export function keysRepo(store: Store): KeysRepo {
   const { driver } = store;
-  const stored = cachedRows(driver, 'keys', (key) => driver.prepare('SELECT body FROM keys WHERE key = ?').get(key));
+  const stored = cachedRows(driver, 'keys', (key) => driver.prepare('SELECT body FROM keys WHERE key = ?').get(key), { derive: frozenBody<StoredKey> });
   return {
     get: (key) => body<StoredKey>(stored.read(key)),
-    peek: (key) => stored.frozen<StoredKey>(key),
+    peek: (key) => stored.derived(key),
     put(key) {
       const text = JSON.stringify(key);
-      stored.wrote(key.key, [text], () =>
-        driver.prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body').run(key.key, key.account_id, text),
-      );
+      stored.wrote(key.key, () => {
+        driver.prepare('INSERT INTO keys (key, account_id, body) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body').run(key.key, key.account_id, text);
+        return [text];
+      });
     },
     ofAccount: (accountId) => bodies<StoredKey>(driver.prepare('SELECT body FROM keys WHERE account_id = ? ORDER BY seq').all(accountId)),
   };

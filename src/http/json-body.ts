@@ -184,19 +184,19 @@ function bodyError(err: BodyParserError, limit: string | number, textEndpoint: b
  * nothing. A conditional request goes the whole way: Express answers `If-None-Match: *` with a 304.
  */
 export function sendJson(res: Response, body: unknown, status = 200): void {
-  if (res.req.headers['if-none-match'] !== undefined) {
-    res.status(status).json(body);
-    return;
-  }
-  sendJsonText(res, JSON.stringify(body), body, status);
+  if (isConditional(res)) res.status(status).json(body);
+  else writeJson(res, JSON.stringify(body), status);
 }
 
 /** `sendJson` of a body already serialized as `text` (`body` is what it says, for Express's own answer). */
 export function sendJsonText(res: Response, text: string, body: unknown, status = 200): void {
-  if (res.req.headers['if-none-match'] !== undefined) {
-    res.status(status).json(body);
-    return;
-  }
+  if (isConditional(res)) res.status(status).json(body);
+  else writeJson(res, text, status);
+}
+
+const isConditional = (res: Response): boolean => res.req.headers['if-none-match'] !== undefined;
+
+function writeJson(res: Response, text: string, status: number): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

@@ -9,33 +9,40 @@ export function entry<T>(collection: Record<string, T>, id: string): T | undefin
   return Object.hasOwn(collection, id) ? collection[id] : undefined;
 }
 
-/** The most rows a `cachedRows` keeps; past it, it starts again empty (an unbounded stream of unknown ids cannot grow it). */
+/** The most rows a `cachedRows` keeps unless told; past it, it starts again empty (an unbounded stream of unknown ids cannot grow it). */
 const MOST_ROWS = 4096;
 
-/** Rows of one table by id, from memory while the table is unchanged but for the writes told with `wrote`. */
-export interface CachedRows {
+/** Rows of one table by id, from memory while the table is unchanged but for the writes made through `wrote`. */
+export interface CachedRows<D> {
   read(id: string): SqlValue[] | undefined;
-  /** The row's record, parsed once and frozen, for readers that only look (authentication on every request). */
-  frozen<T>(id: string): Readonly<T> | undefined;
+  /** What `derive` makes of the row, made once per version of the row: for readers that only look. */
+  derived(id: string): D | undefined;
   /**
-   * A write of one row through this cache: `write` runs it, and the row it wrote is remembered. Any write the
-   * cache was not told of since still empties it (the table's version moved twice).
+   * A write of one row through this cache: `write` runs it and answers the row as written, which is remembered.
+   * Any write the cache was not told of since still empties it (the table's version moved twice).
    */
-  wrote(id: string, row: SqlValue[], write: () => void): void;
+  wrote(id: string, write: () => SqlValue[]): void;
+}
+
+export interface CachedRowsOptions<D> {
+  /** What readers that only look share of a row (a record parsed once and frozen, say). */
+  derive: (row: SqlValue[]) => D;
+  most?: number;
 }
 
 /**
  * `read(id)`'s row, remembered for as long as the driver's version of `table` moves only by the writes made
  * through `wrote`: any other write to the table through the store (a reset, a state import, a rollback, a
  * statement of its own) forgets every row at once, so nothing read here is ever older than the table. Rows are
- * kept as read (the stored text), so every caller still parses its own copy and may change it freely. The store
- * has one writer, its own connection (the file is locked for it); a read-only opening beside a running emulator
- * reads once and closes.
+ * kept as read (the stored text), so every caller of `read` still parses its own copy and may change it freely;
+ * `derived` is shared, so what it makes must be frozen. The store has one writer, its own connection (the file is
+ * locked for it); a read-only opening beside a running emulator reads once and closes.
  */
-export function cachedRows(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined): CachedRows {
+export function cachedRows<D>(driver: Driver, table: string, read: (id: string) => SqlValue[] | undefined, options: CachedRowsOptions<D>): CachedRows<D> {
+  const most = options.most ?? MOST_ROWS;
   const rows = new Map<string, SqlValue[] | null>();
-  // Parsed records by row: the row array itself is the key, so a row written or read again has none yet.
-  const records = new WeakMap<SqlValue[], unknown>();
+  // What was derived of each row: the row array itself is the key, so a row written or read again has none yet.
+  const derived = new WeakMap<SqlValue[], D>();
   let version = driver.version(table);
   const fresh = (): void => {
     const now = driver.version(table);
@@ -45,7 +52,7 @@ export function cachedRows(driver: Driver, table: string, read: (id: string) => 
     }
   };
   const remember = (id: string, row: SqlValue[] | null): void => {
-    if (rows.size >= MOST_ROWS) rows.clear();
+    if (rows.size >= most) rows.clear();
     rows.set(id, row);
   };
   const readRow = (id: string): SqlValue[] | undefined => {
@@ -59,19 +66,25 @@ export function cachedRows(driver: Driver, table: string, read: (id: string) => 
   };
   return {
     read: readRow,
-    frozen<T>(id: string): Readonly<T> | undefined {
+    derived(id) {
       const row = readRow(id);
       if (row === undefined) return undefined;
-      if (!records.has(row)) records.set(row, deepFreeze(body<T>(row)));
-      return records.get(row) as Readonly<T>;
+      let made = derived.get(row);
+      if (made === undefined) {
+        made = options.derive(row);
+        derived.set(row, made);
+      }
+      return made;
     },
-    wrote(id, row, write) {
+    wrote(id, write) {
       fresh();
-      write();
       // The write moved the version once: the row as written is the table's now. Had it failed, the version
       // moved all the same, and the next read empties the cache.
-      remember(id, row);
+      remember(id, write());
       version = driver.version(table);
     },
   };
 }
+
+/** The `derive` of a table whose rows are one JSON body: the record, parsed once and frozen. */
+export const frozenBody = <T>(row: SqlValue[]): Readonly<T> => deepFreeze(body<T>(row) as T);

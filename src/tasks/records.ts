@@ -1,7 +1,7 @@
 import type { Points } from '../points/index.ts';
 import type { TaskPlan } from '../scenarios/index.ts';
 import type { Store } from '../store/index.ts';
-import { deepFreeze, pageOf, storedJson, whereOf } from '../store/index.ts';
+import { cachedRows, deepFreeze, pageOf, storedJson, whereOf } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { Task, TaskStatus } from './task.ts';
 
@@ -80,71 +80,40 @@ const jsonOf = ({ seq: _seq, ...rest }: StoredTask | Omit<StoredTask, 'seq'> & {
  */
 const MOST_CACHED = 1024;
 
-interface Cached {
-  row: SqlValue[];
-  answer?: TaskAnswer;
-}
-
 export function tasksRepo(store: Store): TasksRepo {
   const { driver } = store;
   const rows = (found: SqlValue[][]): StoredTask[] => found.map((row) => withSeq(row) as StoredTask);
   // Every read of a task (a poll above all) finds its row here while the task is unchanged: this repo's own
-  // writes update it; any other write to the table (a reset, an import, a sweep, a rollback) moves the table's
-  // version and empties it, so nothing here is ever older than the table.
-  const cache = new Map<string, Cached>();
-  let version = driver.version('tasks');
-  const fresh = (): void => {
-    const now = driver.version('tasks');
-    if (now !== version) {
-      cache.clear();
-      version = now;
-    }
-  };
-  const remember = (id: string, row: SqlValue[]): Cached => {
-    if (cache.size >= MOST_CACHED) cache.clear();
-    const cached = { row };
-    cache.set(id, cached);
-    return cached;
-  };
-  /** After a write of this repo: the row as written, and the version it made (the only change since `fresh`). */
-  const wrote = (id: string, row: SqlValue[]): void => {
-    remember(id, row);
-    version = driver.version('tasks');
-  };
-  const cachedRow = (id: string): Cached | undefined => {
-    fresh();
-    const held = cache.get(id);
-    if (held) return held;
-    const row = driver.prepare('SELECT seq, body FROM tasks WHERE id = ?').get(id);
-    return row === undefined ? undefined : remember(id, row);
-  };
-  return {
-    get: (id) => withSeq(cachedRow(id)?.row),
-    answer(id) {
-      const cached = cachedRow(id);
-      if (!cached) return undefined;
-      if (!cached.answer) {
-        const stored = deepFreeze(withSeq(cached.row) as StoredTask);
-        cached.answer = { stored, json: JSON.stringify(stored.task) };
-      }
-      return cached.answer;
+  // writes keep it; any other write to the table empties it (cachedRows).
+  const cached = cachedRows(driver, 'tasks', (id) => driver.prepare('SELECT seq, body FROM tasks WHERE id = ?').get(id), {
+    derive: (row): TaskAnswer => {
+      const stored = deepFreeze(withSeq(row) as StoredTask);
+      return { stored, json: JSON.stringify(stored.task) };
     },
+    most: MOST_CACHED,
+  });
+  return {
+    get: (id) => withSeq(cached.read(id)),
+    answer: (id) => cached.derived(id),
     has: (id) => driver.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined,
     insert(stored) {
-      fresh();
       const text = jsonOf(stored);
-      const { lastInsertRowid } = driver
-        .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
-        .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, text);
-      wrote(stored.task.id, [lastInsertRowid, text]);
-      return { ...stored, seq: lastInsertRowid };
+      let seq = 0;
+      cached.wrote(stored.task.id, () => {
+        seq = driver
+          .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
+          .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, text).lastInsertRowid;
+        return [seq, text];
+      });
+      return { ...stored, seq };
     },
     put(stored) {
-      fresh();
       const text = jsonOf(stored);
-      const { changes } = driver.prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?').run(stored.task.status, text, stored.task.id);
-      if (changes !== 1) throw new Error(`task ${stored.task.id} is not stored`);
-      wrote(stored.task.id, [stored.seq, text]);
+      cached.wrote(stored.task.id, () => {
+        const { changes } = driver.prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?').run(stored.task.status, text, stored.task.id);
+        if (changes !== 1) throw new Error(`task ${stored.task.id} is not stored`);
+        return [stored.seq, text];
+      });
     },
     page(filter, limit, offset) {
       const { sql, params } = whereOf([
