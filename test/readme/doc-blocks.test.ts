@@ -106,13 +106,31 @@ it('pipes no command whose exit code matters: a block prints the same under a pl
 
 // ---- running them
 
+/**
+ * The lowest port the system hands out by itself (to a `listen(0)`, to an outgoing connection): a port is picked
+ * below it, so that between the check here and the block's own start no other test's server or connection can
+ * be given it (one picked by `listen(0)` and closed again was taken by another test meanwhile).
+ */
+const EPHEMERAL_FROM = ((): number => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+const PICK_FROM = Math.min(20_000, EPHEMERAL_FROM - 2_000);
+
 async function freePort(taken: Set<number>): Promise<number> {
   for (;;) {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
+    const port = PICK_FROM + Math.floor(Math.random() * (EPHEMERAL_FROM - PICK_FROM));
     if (taken.has(port)) continue;
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) await new Promise((resolve) => server.close(resolve));
+    if (!free) continue;
     taken.add(port);
     return port;
   }
