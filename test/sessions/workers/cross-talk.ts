@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -108,7 +108,9 @@ export function crossTalk(worker: number): void {
     }
     const records = (await control('GET', '/_emulator/records?limit=1000')).body.data as { request_id: string }[];
     mine.requests = records.map((r) => r.request_id);
-    writeFileSync(join(EXCHANGE, `w${worker}.json`), JSON.stringify(mine));
+    // Written under another name and renamed: a worker listing the folder never reads half a file.
+    writeFileSync(join(EXCHANGE, `w${worker}.part`), JSON.stringify(mine));
+    renameSync(join(EXCHANGE, `w${worker}.part`), join(EXCHANGE, `w${worker}.json`));
 
     const seen: string[] = [];
     const expectRefused = async (what: string, reply: Promise<{ status: number }>): Promise<void> => {
