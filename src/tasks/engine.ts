@@ -1,4 +1,5 @@
 import { move } from '../accounts/index.ts';
+import { inTurns } from '../clock/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { TaskModelSpec } from '../contract/index.ts';
 import { ApiError } from '../errors/index.ts';
@@ -167,25 +168,14 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
     return page.length < RESUME_PAGE ? null : (page[page.length - 1]?.seq ?? null);
   }
 
-  async function resumeAfter(first: number): Promise<void> {
-    const { epoch } = db.store;
-    for (let after: number | null = first; after !== null; after = resumePage(after)) {
-      await clock.wait(0);
-      if (db.store.epoch !== epoch || db.store.closed) return;
-    }
-  }
-
   return {
     schedule(stored) {
       deps.logger?.debug('task queued', { task_id: stored.task.id, account: stored.account_id, model: stored.task.model, scenario: stored.plan.scenario });
       schedule(stored);
     },
     resume() {
-      const next = resumePage(0);
-      if (next === null) return Promise.resolve();
-      const rest = resumeAfter(next);
-      clock.track(rest, clock.now());
-      return rest;
+      const { epoch } = db.store;
+      return inTurns(clock, () => db.store.epoch === epoch && !db.store.closed, resumePage);
     },
     step(stored) {
       const now = clock.now();
