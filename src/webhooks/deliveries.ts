@@ -1,3 +1,4 @@
+import { inTurns } from '../clock/index.ts';
 import { ids } from '../random/index.ts';
 import type { StoredAccount } from '../accounts/index.ts';
 import type { DeliveryAttempt, DeliveryType, StoredDelivery } from './records.ts';
@@ -14,6 +15,8 @@ import type { SendAttempt, WebhookDeps, Webhooks } from './types.ts';
 
 /** A retry can fall due no sooner than this after an attempt starts: a jump of virtual time waits for it there. */
 const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
+/** Pending deliveries scheduled a turn at a time by `resume`, as the engine does with unfinished tasks. */
+const RESUME_PAGE = 500;
 
 /**
  * Signed callbacks on the clock: a delivery per terminal task, the first attempt at once and the retries after
@@ -128,9 +131,17 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       // What was decided for deliveries made before (held, or with an extra) belongs to what was replaced.
       held.clear();
       extras.clear();
-      for (const delivery of db.deliveries.pending()) {
-        if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
-      }
+      // Only what was stored before: a delivery made between two pages is scheduled by what made it.
+      const upTo = db.deliveries.lastSeq();
+      const page = (after: number): number | null => {
+        const rows = db.deliveries.pendingAfter(after, upTo, RESUME_PAGE);
+        for (const { delivery } of rows) {
+          if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
+        }
+        return rows.length < RESUME_PAGE ? null : (rows[rows.length - 1]?.seq ?? null);
+      };
+      const { epoch } = db.store;
+      void inTurns(clock, () => db.store.epoch === epoch && !db.store.closed, page);
     },
     resend(deliveryId) {
       const delivery = deliveryOf(db.deliveries, deliveryId);

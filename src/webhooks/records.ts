@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.ts';
-import { bodies, body, pageOf, whereOf } from '../store/index.ts';
+import { bodies, body, pageOf, storedJson, whereOf } from '../store/index.ts';
 
 export type DeliveryType = 'task.succeeded' | 'task.failed' | 'task.canceled' | 'webhook.test';
 
@@ -72,8 +72,10 @@ export type DeliveryOrder = 'oldest' | 'newest' | 'attention';
 export interface DeliveriesRepo {
   get(id: string): StoredDelivery | undefined;
   put(delivery: StoredDelivery): void;
-  /** Deliveries still to be sent, oldest first. */
-  pending(): StoredDelivery[];
+  /** Deliveries still to be sent with `afterSeq < seq <= upToSeq`, oldest first, at most `limit`, each with its seq. */
+  pendingAfter(afterSeq: number, upToSeq: number, limit: number): { seq: number; delivery: StoredDelivery }[];
+  /** The seq of the newest delivery stored (0 when none). */
+  lastSeq(): number;
   /** Newest first unless `order` says otherwise. */
   list(filter: DeliveryFilter, limit: number, offset: number, order?: DeliveryOrder): { rows: StoredDelivery[]; hasMore: boolean };
   /** Deletes at most `limit` finished deliveries created at or before `beforeMs`; returns how many (one still retrying stays, whatever its age). */
@@ -92,7 +94,12 @@ export function deliveriesRepo(store: Store): DeliveriesRepo {
         )
         .run(delivery.id, delivery.account_id, delivery.task_id, delivery.status, delivery.created_ms, JSON.stringify(delivery));
     },
-    pending: () => bodies<StoredDelivery>(driver.prepare("SELECT body FROM deliveries WHERE status = 'pending' ORDER BY seq").all()),
+    pendingAfter: (afterSeq, upToSeq, limit) =>
+      driver
+        .prepare("SELECT seq, body FROM deliveries WHERE status = 'pending' AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
+        .all(afterSeq, upToSeq, limit)
+        .map((row) => ({ seq: Number(row[0]), delivery: storedJson<StoredDelivery>(row[1]) })),
+    lastSeq: () => Number(driver.prepare('SELECT max(seq) FROM deliveries').get()?.[0] ?? 0),
     list(filter, limit, offset, order = 'newest') {
       const { sql, params } = whereOf([
         ['task_id', filter.taskId],
