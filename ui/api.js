@@ -35,9 +35,12 @@ export function createApi(token, world = () => null) {
   const traffic = { bytes: 0, requests: 0 };
   async function api(method, path, body, { type } = {}) {
     const session = path.startsWith(SESSIONS_PATH) ? null : world();
+    // Signed out while a refresh was under way: its later reads are not sent (they could only be refused).
+    const bearer = token();
+    if (!bearer) throw new ApiFailure(401, 'signed_out', 'Signed out.', session || null);
     // The header marks the dashboard's own calls: its polling reads are logged at debug, not info, and none of its
     // calls counts as a use of a session (for its idle time-to-live): watching a session does not keep it alive.
-    const headers = { Authorization: `Bearer ${token()}`, 'X-Emulator-Client': 'dashboard' };
+    const headers = { Authorization: `Bearer ${bearer}`, 'X-Emulator-Client': 'dashboard' };
     if (session) headers[SESSION_HEADER] = session;
     if (body !== undefined) headers['Content-Type'] = type ?? 'application/json';
     const res = await fetch(path, {

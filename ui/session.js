@@ -37,13 +37,19 @@ const forgetKept = () => fetch(SIGN_IN, { method: 'DELETE', headers: { 'X-Emulat
 export function createSession(app, opened) {
   const { state, api, announce, refresher } = app;
 
+  // Counts sign-ins and sign-outs: a sign-in that a sign-out overtook (a click while it was reading) stops there.
+  let turn = 0;
+
   async function signIn(token, { quiet = false } = {}) {
+    const mine = ++turn;
+    const current = () => mine === turn;
     state.token = token;
     // The token is checked in the world it reaches by itself; the picker's choice comes after.
     state.world = null;
     try {
       await api('GET', '/_emulator/clock');
     } catch (error) {
+      if (!current()) return false;
       state.token = null;
       if (error instanceof ApiFailure && error.status === 401) {
         if (quiet) await forgetKept();
@@ -55,13 +61,16 @@ export function createSession(app, opened) {
     }
     // Kept for the next tab; a failure to keep it costs only a sign-in there.
     if (!quiet) await api('POST', SIGN_IN).catch(() => undefined);
+    if (!current()) return false;
     for (const id of SIGNED_OUT) $(id).hidden = true;
     for (const id of SIGNED_IN) $(id).hidden = false;
     const note = await app.worlds.signedIn();
+    if (!current()) return false;
     // Whatever an earlier sign-in of this tab read is forgotten: this token may reach other worlds.
     app.forgetWorld();
     opened();
     await refresher.refresh();
+    if (!current()) return false;
     if (note) announce(note, true);
     else if (!quiet) announce('Signed in.');
     refresher.poll();
@@ -71,8 +80,11 @@ export function createSession(app, opened) {
   function signOut(message) {
     // A token the emulator refused is no use to another tab either; one signed out, the user meant every tab.
     forgetKept();
+    turn += 1;
     app.worlds.signedOut();
     state.token = null;
+    // A refresh under way is not shown: what it read belongs to the token just given up.
+    app.forgetWorld();
     refresher.stop();
     for (const id of SIGNED_OUT) $(id).hidden = false;
     for (const id of SIGNED_IN) $(id).hidden = true;
