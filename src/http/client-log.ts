@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { SCENARIO_HEADER, SCENARIO_METADATA_KEY } from '../scenarios/index.ts';
-import { requestIdentity } from '../verdict/index.ts';
+import { bodyDigest, requestIdentity } from '../verdict/index.ts';
+import type { RequestIdentity, RequestLater, SentRequest } from '../verdict/index.ts';
 import { keySent } from './api-key.ts';
 import type { AppDeps } from './context.ts';
 import { bodyDigestOf, rawBodyOf } from './json-body.ts';
@@ -25,21 +26,47 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
   const retryAfter = status === 429 && finished ? Number(res.getHeader('retry-after')) : NaN;
   const idempotencyKey = req.headers['idempotency-key'];
   const path = query === -1 ? url : url.slice(0, query);
-  const sent = { method: req.method, path, body: rawBodyOf(req), header: req.get(SCENARIO_HEADER), metadataKey: SCENARIO_METADATA_KEY, digest: () => bodyDigestOf(req) };
-  deps.clientLog.request({
+  const body = rawBodyOf(req);
+  // A small body is kept (a copy: the request's bytes may share a larger buffer) and its identity worked out
+  // when a verdict first reads it; a submit's digest parses and sorts its body, a tenth of a submit's time on a
+  // path where nobody asks for it yet. A larger one is digested now, as it was hashed while it arrived; no
+  // body costs nothing to tell.
+  const later = body !== undefined && body.length > 0 && body.length <= KEPT_BODY_BYTES;
+  const kept = later ? Buffer.from(body) : body;
+  const sent: SentRequest = {
+    method: req.method,
+    path,
+    body: kept,
+    header: req.get(SCENARIO_HEADER),
+    metadataKey: SCENARIO_METADATA_KEY,
+    digest: later ? digestOfKept(kept) : () => bodyDigestOf(req),
+  };
+  const entry: RequestLater = {
     requestId: context.requestId,
     atMs: context.startedWall,
     key: keySent(res.req) ?? null,
     account: context.account?.id ?? null,
     method: req.method,
     path,
-    ...requestIdentity(sent),
+    bodyDigest: '',
+    steering: null,
     idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
     outcome: finished ? status : 'reset',
     errorCode: status >= 400 ? (context.call?.error_code ?? context.errorCode ?? null) : null,
     retryAfter: Number.isFinite(retryAfter) ? retryAfter : null,
     taskId: context.task?.id ?? context.call?.task_id ?? null,
     taskStatus: context.task?.status ?? null,
-  });
+    identity: undefined,
+  };
+  if (later) entry.identity = identityOf(sent);
+  else Object.assign(entry, requestIdentity(sent));
+  deps.clientLog.request(entry);
 }
 
+// Made here, not in noteClientRequest: a closure made beside one that reads the request shares its scope, and
+// would keep the request (and its socket) for as long as the log keeps the entry.
+const identityOf = (sent: SentRequest) => (): RequestIdentity => requestIdentity(sent);
+const digestOfKept = (kept: Buffer | undefined) => (): string => bodyDigest(kept);
+
+/** Bodies up to this size are kept with their entry and digested when a verdict reads them (10,000 entries: 10 MB at most). */
+const KEPT_BODY_BYTES = 1024;

@@ -1,7 +1,7 @@
 export { DEFAULT_LIMITS, judge, VERDICT_CHECKS } from './judge.ts';
 export type { Verdict } from './judge.ts';
 export { bodyDigest, bodyDigester, createClientLog, DEFAULT_LOG_SIZE } from './log.ts';
-export type { BodyDigester, ClientLogStore } from './log.ts';
+export type { BodyDigester, ClientLogStore, RequestLater } from './log.ts';
 export { verdictJunitXml } from './junit.ts';
 export { requestIdentity } from './steering.ts';
 export type { RequestIdentity, SentRequest } from './steering.ts';

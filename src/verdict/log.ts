@@ -5,8 +5,15 @@ import type { ClientLog, ClientRequest, ReceiverAnswer } from './types.ts';
 /** The most requests (and callback answers) kept: a verdict judges a test run, not a day of traffic. */
 export const DEFAULT_LOG_SIZE = 10_000;
 
+/**
+ * An entry whose body's digest and steering are worked out only when a verdict first selects it (`identity`,
+ * then let go): a submit's digest parses and sorts its body, a tenth of a submit's time, on a path where nobody
+ * asks for it yet. Until then `bodyDigest` and `steering` hold nothing.
+ */
+export type RequestLater = ClientRequest & { identity?: (() => Pick<ClientRequest, 'bodyDigest' | 'steering'>) | undefined };
+
 export interface ClientLogStore {
-  request(entry: ClientRequest): void;
+  request(entry: RequestLater): void;
   callback(entry: ReceiverAnswer): void;
   /**
    * What a verdict judges: everything; or one key's requests and the callbacks of the accounts it authenticated
@@ -18,7 +25,7 @@ export interface ClientLogStore {
 
 /** The log of what clients did, oldest dropped first once `size` is reached. */
 export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
-  let requests: ClientRequest[] = [];
+  let requests: RequestLater[] = [];
   let callbacks: ReceiverAnswer[] = [];
   // Trimmed once twice the size is reached, not on every entry past it: one entry costs the same whatever the size.
   const bounded = <T>(list: T[], entry: T): T[] => {
@@ -35,6 +42,7 @@ export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
     },
     select({ key, account }) {
       const chosen = newest(requests).filter((r) => (key === undefined || r.key === key) && (account === undefined || r.account === account));
+      for (const r of chosen) identified(r);
       // A key's client has no receiver of its own: its callbacks are those of the accounts it authenticated as.
       const accounts = account !== undefined ? new Set([account]) : key !== undefined ? new Set(chosen.map((r) => r.account)) : null;
       return { requests: chosen, callbacks: newest(callbacks).filter((c) => accounts === null || accounts.has(c.account)) };
@@ -44,6 +52,14 @@ export function createClientLog(size = DEFAULT_LOG_SIZE): ClientLogStore {
       callbacks = [];
     },
   };
+}
+
+function identified(entry: RequestLater): void {
+  if (entry.identity === undefined) return;
+  const { bodyDigest, steering } = entry.identity();
+  entry.bodyDigest = bodyDigest;
+  entry.steering = steering;
+  entry.identity = undefined;
 }
 
 /** Larger bodies (a text call's images) are digested as sent: parsing them again for every request costs too much. */
