@@ -16,7 +16,7 @@ export interface CallsRepo {
   /** Writes the record of a request (again, when its answer ends: status and latency are final then). */
   put(record: CallRecord, atMs: number): void;
   /**
-   * `put` soon, with the other records put soon in this turn of the event loop: one `store.later` job, one
+   * `put` soon, with the other records put soon within a few milliseconds: one `store.later` job, one
    * statement per up to 16 records (a commit per record would cost a read more than the read, and a statement per
    * record more than the record). A record whose store a reset has wiped since is dropped.
    */
@@ -63,6 +63,7 @@ export function callsRepo(store: Store): CallsRepo {
     putSoon(record, atMs) {
       if (soon.length === 0) store.later(writeSoon);
       soon.push([record, atMs, store.epoch]);
+      if (soon.length === MOST_SOON) store.hurry();
     },
     page(filter, limit, offset) {
       store.flushLater();
@@ -84,6 +85,8 @@ export function callsRepo(store: Store): CallsRepo {
 }
 
 const MOST_PER_STATEMENT = 16;
+/** Records put soon past which they are written on the next turn rather than at the end of the store's wait. */
+const MOST_SOON = 256;
 
 /** The statement writing `rows` records (1 to MOST_PER_STATEMENT), its text made once. */
 const UPSERTS = Array.from(

@@ -55,7 +55,7 @@ function jsonNotingErrors(this: Response, body: unknown): Response {
 
 /**
  * The end of a /v1 request's answer: its record, with the final status and latency, written with the other
- * answers of this turn (`putSoon`).
+ * answers of these few milliseconds (`putSoon`).
  */
 export function endCall(deps: Deps, res: Response): void {
   const start = startOf(res);
@@ -68,7 +68,14 @@ export function endCall(deps: Deps, res: Response): void {
   deps.db.calls.putSoon(record, start.atMs);
 }
 
-const withoutLatency = (record: CallRecord): string => JSON.stringify({ ...record, latency_ms: 0 });
+/**
+ * What `endCall` compares of a record: all but its latency, and but its headers, which are the one object made
+ * once per call (`CallStart.headers`) and so the same in both.
+ */
+const withoutLatency = (record: CallRecord): string => {
+  const { latency_ms: _latency, request_headers: _headers, ...rest } = record;
+  return JSON.stringify(rest);
+};
 
 /** `formatTime` (whole seconds), remembering the last second: the requests of a burst share it. */
 let lastTime: [second: number, text: string] = [NaN, ''];
@@ -148,7 +155,7 @@ export interface RefusedCall {
   latencyMs: number;
 }
 
-/** Writes the record of a refused request, with the answers of this turn; no key or account is known. */
+/** Writes the record of a refused request, with the answers of these few milliseconds; no key or account is known. */
 export function recordRefused(deps: Deps, call: RefusedCall): void {
   if (deps.db.store.closed) return;
   const atMs = deps.clock.now();

@@ -5,6 +5,8 @@ import { diskFull, storedJson } from './faults.ts';
 /** Jobs kept waiting for room at most (the oldest give way past it), and how often a full disk is tried again. */
 const MOST_WAITING_JOBS = 100_000;
 const FULL_RETRY_MS = 1000;
+/** `later` jobs wait at most this long (real time) for others to share their commit. */
+const LATER_MS = 5;
 
 /**
  * The store: SQLite behind a small driver, one writer, every change inside `transaction(fn)`.
@@ -24,11 +26,13 @@ export interface Store {
   /** Runs `effect` after the outermost transaction commits (at once outside one); dropped on a rollback. */
   afterCommit(effect: () => void): void;
   /**
-   * Runs `job` soon, in one transaction with the other jobs due then (on the next turn of the event loop): for
+   * Runs `job` soon, in one transaction with the other jobs due then (within a few milliseconds): for
    * writes nothing waits on, like the final record of a read, whose own commit would cost more than the read.
    * Due jobs run before any other transaction starts, before `flushLater()` returns and before the store closes.
    */
   later(job: () => void): void;
+  /** The due `later` jobs have grown large: run them on the next turn of the event loop instead of waiting. */
+  hurry(): void;
   /** Runs the due `later` jobs now; readers of what they write call it first. */
   flushLater(): void;
   readonly inTransaction: boolean;
@@ -68,6 +72,19 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
   let epoch = 0;
   const due: (() => void)[] = [];
   let flushScheduled = false;
+  let laterTimer: NodeJS.Timeout | null = null;
+  function flushDue(): void {
+    flushScheduled = false;
+    if (laterTimer) clearTimeout(laterTimer);
+    laterTimer = null;
+    if (closed) return;
+    try {
+      store.flushLater();
+    } catch (err) {
+      // Kept (flushLater put them back) and written by the next transaction or retry; nobody waits on them.
+      if (!diskFull(err)) options.onEffectError(err);
+    }
+  }
 
   const metaGet = driver.prepare('SELECT value FROM meta WHERE name = ?');
   const metaSet = driver.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
@@ -152,18 +169,16 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
     },
     later(job) {
       due.push(job);
-      if (flushScheduled) return;
+      // A moment after its first job: one commit for the records of many turns (under load a turn holds a request
+      // or two, and a commit of its own cost more than the record).
+      if (flushScheduled || laterTimer) return;
+      laterTimer = setTimeout(flushDue, LATER_MS);
+      laterTimer.unref();
+    },
+    hurry() {
+      if (due.length === 0 || flushScheduled) return;
       flushScheduled = true;
-      setImmediate(() => {
-        flushScheduled = false;
-        if (closed) return;
-        try {
-          store.flushLater();
-        } catch (err) {
-          // Kept (flushLater put them back) and written by the next transaction or retry; nobody waits on them.
-          if (!diskFull(err)) options.onEffectError(err);
-        }
-      });
+      setImmediate(flushDue);
     },
     flushLater() {
       if (due.length === 0 || levels.length > 0) return;
@@ -223,6 +238,7 @@ export function createStore(driver: Driver, where: { kind: 'file' | 'memory'; pa
           options.onEffectError(err);
         }
         if (retrying) clearTimeout(retrying);
+        if (laterTimer) clearTimeout(laterTimer);
         closed = true;
         driver.close();
       }

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createAccount } from '../../src/accounts/index.ts';
 import { repositories } from '../../src/db.ts';
 import { createRandom } from '../../src/random/index.ts';
@@ -215,19 +215,34 @@ it('says what is wrong with a damaged store (store check exits 1)', async () => 
   expect(check.output).toContain('account acct_a: charged is 1.000, its ledger says 0.000');
 }, 180_000);
 
-it('writes later jobs in one transaction on the next turn, before any other transaction, before a read that asks, and before closing', async () => {
+it('writes later jobs in one transaction a moment later (at once when hurried), before any other transaction, before a read that asks, and before closing', async () => {
   const failures: unknown[] = [];
   const store = openStore({ onEffectError: (err) => failures.push(err) });
   const { driver } = store;
   driver.exec('CREATE TABLE IF NOT EXISTS later_test (n INTEGER)');
   const count = (): number => Number(driver.prepare('SELECT count(*) FROM later_test').get()?.[0]);
   const insert = (n: number) => () => void driver.prepare('INSERT INTO later_test (n) VALUES (?)').run(n);
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-  store.later(insert(1));
-  store.later(insert(2));
-  expect(count()).toBe(0);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(count()).toBe(2);
+  // They wait for others to share their commit: not written on the next turn, but a few milliseconds on.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    store.later(insert(1));
+    store.later(insert(2));
+    expect(count()).toBe(0);
+    await nextTurn();
+    expect(count()).toBe(0);
+    vi.advanceTimersByTime(5);
+    expect(count()).toBe(2);
+  } finally {
+    vi.useRealTimers();
+  }
+  // Hurried (many are waiting): on the next turn.
+  store.later(insert(21));
+  store.hurry();
+  await nextTurn();
+  expect(count()).toBe(3);
+  driver.exec('DELETE FROM later_test WHERE n = 21');
 
   // Another transaction commits what was due first, even when it rolls back itself.
   store.later(insert(3));
