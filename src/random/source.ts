@@ -31,8 +31,24 @@ export function createRandom(seed?: string): Random {
       }
     },
     string(length, alphabet) {
+      // What `length` calls of int(alphabet.length) draw, the same words in the same order, in one draw of
+      // bytes (more only after a rejection): every request makes a 24-character id.
+      const max = alphabet.length;
+      const limit = Math.floor(0x1_0000_0000 / max) * max;
+      let bytes = next(length * 4);
+      let at = 0;
       let out = '';
-      for (let i = 0; i < length; i++) out += alphabet[api.int(alphabet.length)];
+      for (let made = 0; made < length; ) {
+        if (at + 4 > bytes.length) {
+          bytes = next(4);
+          at = 0;
+        }
+        const n = (((bytes[at] ?? 0) << 24) | ((bytes[at + 1] ?? 0) << 16) | ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0)) >>> 0;
+        at += 4;
+        if (n >= limit) continue;
+        out += alphabet[n % max];
+        made += 1;
+      }
       return out;
     },
   };
