@@ -35,9 +35,8 @@ interface UploadFields {
  * the emulator's, in openapi/service.yaml. Its body may be larger than others (UPLOAD_BODY_LIMIT).
  * @see reference "Other endpoints": POST /v1/files
  */
-export function uploadRoutes(deps: FilesRoutesDeps): Router {
+export function uploadRoutes(deps: FilesRoutesDeps, router: Router = Router(ROUTING)): Router {
   const { contract } = deps;
-  const router = Router(ROUTING);
   router.post('/files', async (req, res) => {
     let fields: UploadFields;
     let bytes: Buffer;

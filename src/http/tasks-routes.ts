@@ -17,9 +17,9 @@ export interface TasksRoutesDeps extends CallRecordDeps {
 }
 
 /** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
-export function tasksRoutes(deps: TasksRoutesDeps): Router {
+/** The routes are added to `router` (the /v1 router itself: a router of their own was one more to pass through). */
+export function tasksRoutes(deps: TasksRoutesDeps, router: Router = Router(ROUTING)): Router {
   const { contract, api } = deps;
-  const router = Router(ROUTING);
 
   router.post('/tasks', async (req, res) => {
     // Only the Idempotency-Key is read here; the signing headers are the signing check's, for keys that sign.

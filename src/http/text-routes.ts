@@ -28,8 +28,7 @@ export interface TextRoutesDeps extends CallRecordDeps {
  * as one JSON answer or as a stream, and reports how the stream ended.
  * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
  */
-export function textRoutes(deps: TextRoutesDeps): Router {
-  const router = Router(ROUTING);
+export function textRoutes(deps: TextRoutesDeps, router: Router = Router(ROUTING)): Router {
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const raw = requireObjectBody(req);
     // An unknown model is 404 before the document's `model` enum would make it a parameter error.
