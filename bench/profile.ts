@@ -4,7 +4,7 @@
  * summed by the stage of the request each function belongs to (by file, the few functions node and V8 run
  * themselves by name). Printed as a table of CPU shares; `BENCH_ONLY=profile`.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,7 +132,11 @@ async function profiled(kind: 'GET' | 'POST' | 'STREAMS', server: 'emulator' | '
     await exited;
     const [file] = (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile'));
     if (!file) throw new Error('the emulator wrote no CPU profile');
-    const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
+    const text = await readFile(join(dir, file), 'utf8');
+    // BENCH_PROFILE_KEEP=DIR keeps each profile (for DevTools, or a look at callers and inclusive times).
+    const keep = process.env['BENCH_PROFILE_KEEP'];
+    if (keep) await writeFile(join(keep, `${kind}-${server}.cpuprofile`), text);
+    const profile = JSON.parse(text) as CpuProfile;
     // The warm-up, the set-up calls and the stop are in the profile too: a few hundred requests of many thousands.
     return { name: `${kind} ${server}`, rps: figures.rps, ...stagesOf(profile, figures.requests, window) };
   } finally {
