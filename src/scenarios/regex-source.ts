@@ -108,11 +108,14 @@ export function requiredLiterals(source: string): string[] {
       cut();
     } else if (c === '|') {
       return [];
-    } else if (c === '*' || c === '+' || c === '?' || c === '{') {
-      // The atom before is optional or repeated: the run ends before it. A `{…}` quantifier's digits are not text.
+    } else if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i)))) {
+      // The atom before is optional or repeated: the run ends before it. A `{…}` quantifier's digits are not text;
+      // a `{` that begins none stands for itself (`a{|` is `a{` or nothing), and ends the run as `}` does.
       run = run.slice(0, -1);
       cut();
       if (c === '{') i = upTo(i, '}');
+    } else if (c === '{') {
+      cut();
     } else if (c === '.' || c === '^' || c === '$' || c === ')' || c === ']' || c === '}') {
       cut();
     } else {

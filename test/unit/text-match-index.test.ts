@@ -269,3 +269,18 @@ it('rules out, past the first reads, a needle the text lacks, and still finds on
   const registry = createScenarioRegistry([scenario('default')], { all: () => rules, load: () => undefined, epoch: () => 0 });
   expect(selectTextScenario(registry, { view, accountId: 'acct_x', fingerprint: () => null }, undefined).scenario.name).toBe('hit');
 });
+
+// Found by the property above (seed 93159617): a `{` that begins no quantifier is a literal, so the `|` after it
+// is an alternative of the whole expression, and `aaa{|` matches every text.
+it('reads a `{` that begins no quantifier as a literal: the alternative after it still counts', () => {
+  const view = chatFormat.parse({ model: 'svc-text-pro', messages: [{ role: 'user', content: 'K SkB.2k' }] }).view;
+  const rules = [
+    ...Array.from({ length: 20 }, (_, i) => scenario(`miss-${i}`, { last_user: { contains: `absent ${i}` } })),
+    scenario('braced', { last_user: { regex: 'aaa{|' } }),
+    scenario('counted', { last_user: { regex: 'Sk{1}B' } }),
+  ];
+  const registry = createScenarioRegistry([scenario('default')], { all: () => rules, load: () => undefined, epoch: () => 0 });
+  expect(selectTextScenario(registry, { view, accountId: 'acct_x', fingerprint: () => null }, undefined).scenario.name).toBe('braced');
+  const counted = createScenarioRegistry([scenario('default')], { all: () => [...rules.slice(0, 20), rules[21] as (typeof rules)[number]], load: () => undefined, epoch: () => 0 });
+  expect(selectTextScenario(counted, { view, accountId: 'acct_x', fingerprint: () => null }, undefined).scenario.name).toBe('counted');
+});
