@@ -48,8 +48,8 @@ export function worldParts(host: Host, w: WorldPieces): Part[] {
   const { warn, step, log, options } = host;
   // Waited for before the store closes: a process must not end while the check's worker is in the middle of a query.
   let backgroundCheck: Promise<void> = Promise.resolve();
-  const schedule = (): void => {
-    concurrency.rebuild(db.tasks.unfinishedHolders());
+  const schedule = (holders = db.tasks.unfinishedHolders()): void => {
+    concurrency.rebuild(holders);
     // Not waited for: the first page is scheduled now, the rest while the emulator already answers.
     engine.resume().catch((err: unknown) => log(`could not schedule every unfinished task: ${String(err)}`));
   };
@@ -95,11 +95,13 @@ export function worldParts(host: Host, w: WorldPieces): Part[] {
     {
       name: 'tasks',
       start: () => {
-        // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds.
-        const unfinished = db.tasks.countUnfinished();
-        step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, schedule);
+        // Each unfinished task is read and scheduled (some 50 µs each): a store of many takes seconds. Counted
+        // from the holders' index, which concurrency needs anyway.
+        const holders = db.tasks.unfinishedHolders();
+        const unfinished = holders.reduce((sum, held) => sum + held.count, 0);
+        step(`scheduling ${unfinished} unfinished tasks`, null, unfinished >= LONG_TASK_COUNT, () => schedule(holders));
       },
-      afterReplace: schedule,
+      afterReplace: () => schedule(),
     },
     { name: 'rate limits', afterReplace: () => w.rateLimiter.clear() },
     // A reset (or an import) starts a new run: no fault rule of the last one (those of --faults included: a reset

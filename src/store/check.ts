@@ -50,14 +50,14 @@ export function findProblems(source: RowSource, tables: readonly string[]): stri
 
   /** A task's row against its record: the columns a query filters on say what the record says, and the record its status. */
   const taskProblems = (row: string, cells: Map<string, string | null>, stored: unknown): void => {
-    const record = stored as { task?: Record<string, unknown>; account_id?: unknown };
+    const record = stored as { task?: Record<string, unknown>; account_id?: unknown; key?: unknown };
     const task = record.task;
     if (typeof task !== 'object' || task === null) {
       problems.push(`${row}: the record holds no task`);
       return;
     }
     const status = String(task['status']);
-    for (const [column, value] of [['id', task['id']], ['status', status], ['account_id', record.account_id]] as const) {
+    for (const [column, value] of [['id', task['id']], ['status', status], ['account_id', record.account_id], ['key', record.key]] as const) {
       const stored = cells.get(column);
       if (stored !== null && stored !== undefined && stored !== value) problems.push(`${row}: ${column} column ${stored}, record ${String(value)}`);
     }

@@ -71,6 +71,14 @@ const MIGRATIONS: string[] = [
   CREATE TABLE nonces (key TEXT NOT NULL, nonce TEXT NOT NULL, expires_ms INTEGER NOT NULL, PRIMARY KEY (key, nonce)) STRICT, WITHOUT ROWID;
   CREATE INDEX nonces_by_expiry ON nonces (expires_ms);
   `,
+  // 5: the key a task was submitted with, as a column with an index of the unfinished tasks' holders, so a start
+  // counts each key's and account's unfinished tasks (concurrency) from the index instead of reading every one's
+  // JSON (0.1 s for 50,000). A row whose body is not JSON keeps none; the start's reading of the task names it.
+  `
+  ALTER TABLE tasks ADD COLUMN key TEXT;
+  UPDATE tasks SET key = CASE WHEN json_valid(body) AND json_type(body, '$.key') = 'text' THEN body ->> '$.key' END;
+  CREATE INDEX tasks_unfinished_holders ON tasks (account_id, key) WHERE status IN ('queued', 'processing');
+  `,
 ];
 
 /** 'SVCE': what SQLite's application id says of an svc-emulator store (schema 3 on). */

@@ -58,8 +58,8 @@ export interface TaskEngine {
   onTerminal(listener: TerminalListener): void;
 }
 
-/** Unfinished tasks scheduled a turn at a time by `resume`: a few milliseconds of work, then requests have their turn. */
-const RESUME_PAGE = 500;
+/** Unfinished tasks scheduled a turn at a time by `resume`: some 10 ms of work, then requests have their turn. */
+const RESUME_PAGE = 200;
 
 export function createTaskEngine(deps: EngineDeps): TaskEngine {
   const { clock, db } = deps;

@@ -58,8 +58,6 @@ export interface TasksRepo {
   unfinishedAfter(afterSeq: number, limit: number): StoredTask[];
   /** How many unfinished tasks each key and account holds (what concurrency counts), without reading the tasks. */
   unfinishedHolders(): { key: string | null; account_id: string; count: number }[];
-  /** How many `unfinished` would return, without reading them. */
-  countUnfinished(): number;
   count(): number;
 }
 
@@ -101,8 +99,8 @@ export function tasksRepo(store: Store): TasksRepo {
       let seq = 0;
       cached.wrote(stored.task.id, () => {
         seq = driver
-          .prepare('INSERT INTO tasks (id, account_id, status, model, body) VALUES (?, ?, ?, ?, ?)')
-          .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, text).lastInsertRowid;
+          .prepare('INSERT INTO tasks (id, account_id, status, model, key, body) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(stored.task.id, stored.account_id, stored.task.status, stored.task.model, stored.key ?? null, text).lastInsertRowid;
         return [seq, text];
       });
       return { ...stored, seq };
@@ -124,18 +122,18 @@ export function tasksRepo(store: Store): TasksRepo {
       return pageOf(rows(driver.prepare(`SELECT seq, body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset)), limit);
     },
     count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
-    countUnfinished: () => Number(driver.prepare("SELECT count(*) FROM tasks WHERE status IN ('queued', 'processing')").get()?.[0] ?? 0),
     unfinished: () => rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
     unfinishedAfter: (afterSeq, limit) =>
       rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') AND seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit)),
     unfinishedHolders() {
       try {
         return driver
-          .prepare("SELECT body ->> '$.key', account_id, count(*) FROM tasks WHERE status IN ('queued', 'processing') GROUP BY 1, 2")
+          .prepare("SELECT key, account_id, count(*) FROM tasks INDEXED BY tasks_unfinished_holders WHERE status IN ('queued', 'processing') GROUP BY account_id, key")
           .all()
           .map(([key, account, count]) => ({ key: typeof key === 'string' ? key : null, account_id: String(account), count: Number(count) }));
       } catch {
-        // A body SQLite cannot read as JSON: read every one as the store reads a record, which names the damaged row.
+        // A text the store cannot read, or a store opened read-only before schema 5 (no column, no index): read every record as the
+        // store reads one, which names a damaged row.
         const counts = new Map<string, { key: string | null; account_id: string; count: number }>();
         for (const { key, account_id } of rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing')").all())) {
           const id = JSON.stringify([key ?? null, account_id]);

@@ -16,7 +16,7 @@ import type { SendAttempt, WebhookDeps, Webhooks } from './types.ts';
 /** A retry can fall due no sooner than this after an attempt starts: a jump of virtual time waits for it there. */
 const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
 /** Pending deliveries scheduled a turn at a time by `resume`, as the engine does with unfinished tasks. */
-const RESUME_PAGE = 500;
+const RESUME_PAGE = 200;
 
 /**
  * Signed callbacks on the clock: a delivery per terminal task, the first attempt at once and the retries after

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { socialNote, startEmulator } from '../support/harness.ts';
 import type { TestEmulator } from '../support/harness.ts';
+import { openLibsql } from '../../src/store/libsql-driver.ts';
+import { SCHEMA_VERSION } from '../../src/store/index.ts';
 
 // A restart schedules the unfinished tasks a page at a time (issue 42, item 3): the first page before the start
 // ends, the rest while the emulator already answers. Nothing of what follows may tell: an advance made at once
@@ -64,4 +66,35 @@ it('counts every unfinished task of a full queue toward the concurrency cap at o
   expect((await t.as(key).post('/v1/tasks', socialNote())).status).toBe(200);
   const refused = await t.as(key).post('/v1/tasks', socialNote());
   expect([refused.status, refused.body.error?.code]).toEqual([429, 'concurrency_limited']);
+});
+
+// Schema 5 keeps each task's key in a column, so that a start counts each key's unfinished tasks from an index
+// instead of reading every task's JSON. A store from before it gets the column filled at its next start.
+it('fills the key column of a store from before schema 5 at its next start, and counts each key from it', async () => {
+  const db = join(dir, 'store.db');
+  const first = await startEmulator({ db, clock: 'manual' });
+  const account = await first.admin.post('/_emulator/accounts', { points: '1000.000' });
+  const keys = [0, 1].map(async () => (await first.admin.post(`/_emulator/accounts/${account.body.id}/keys`, {})).body.key as string);
+  const [busy, idle] = await Promise.all(keys);
+  for (let i = 0; i < 3; i += 1) expect((await first.as(busy as string).post('/v1/tasks', socialNote())).status).toBe(200);
+  await first.close();
+  // Back to schema 4: no index, no column.
+  const old = openLibsql(db);
+  old.exec('DROP INDEX tasks_unfinished_holders; ALTER TABLE tasks DROP COLUMN key; PRAGMA user_version = 4');
+  old.close();
+
+  const t = await startEmulator({ db, clock: 'manual' });
+  open.push(t);
+  const { driver } = t.emulator.internals.store;
+  expect(Number(driver.prepare('PRAGMA user_version').get()?.[0])).toBe(SCHEMA_VERSION);
+  expect(driver.prepare('SELECT key, count(*) FROM tasks GROUP BY key').all()).toEqual([[busy, 3]]);
+  const cap = (key: string) =>
+    t.admin.send((r) => r.patch(`/_emulator/keys/${key}`).set({ Authorization: 'Bearer test-admin-token', 'Content-Type': 'application/json' }).send({ concurrency: 3 }));
+  expect((await cap(busy as string)).status).toBe(200);
+  expect((await cap(idle as string)).status).toBe(200);
+  // The busy key already runs its three; the other none.
+  const refused = await t.as(busy as string).post('/v1/tasks', socialNote());
+  expect([refused.status, refused.body.error?.code]).toEqual([429, 'concurrency_limited']);
+  expect((await t.as(idle as string).post('/v1/tasks', socialNote())).status).toBe(200);
+  expect(driver.prepare('SELECT key, count(*) FROM tasks GROUP BY key ORDER BY 2').all()).toEqual([[idle, 1], [busy, 3]]);
 });
