@@ -32,6 +32,8 @@ export function tasksRoutes(deps: TasksRoutesDeps, router: Router = Router(ROUTI
       accepted: (submitted) => {
         callDetailsOf(res).task_id = submitted.task.id;
         callDetailsOf(res).model = submitted.task.model;
+        // Known here: the record need not read the task back for it.
+        callDetailsOf(res).scenario = submitted.stored.plan.scenario;
         recordCall(deps, res);
       },
     });

@@ -38,7 +38,8 @@ export function admit(admission: Admission, points: Points): { started: () => vo
   admission.concurrency.check(key?.key ?? '', key?.settings?.concurrency ?? null, account.id, account.concurrency ?? null);
   return {
     started() {
-      if (key) {
+      // A key without a quota has nothing to write: its record is as it was.
+      if (key?.settings?.quota) {
         takeQuota(key, points, nowMs);
         db.keys.put(key);
       }

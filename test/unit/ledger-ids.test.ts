@@ -153,3 +153,30 @@ it('finds a gap in the ledger numbers of a store (store check, and the check aft
   expect(checkStoreFile(path)).toEqual([`account ${a}: 7 ledger entries, numbered 1 to 9`]);
   expect(await checkStoreInBackground(path)).toEqual([`account ${a}: 7 ledger entries, numbered 1 to 9`]);
 });
+
+// The repository keeps each account's next number while only its own appends write the table (a query fewer per
+// freeze); whatever else writes it must make it count again.
+it('numbers on without a gap or a repeat after a rolled-back append, a write of its own and a reset', async () => {
+  const t = await started();
+  const a = await newAccount(t, '100.000');
+  const { db, store } = t.emulator.internals;
+  const entry = { account_id: a.id, kind: 'fund' as const, points: '1.000', task_id: null, at: '2026-11-23T09:00:00+08:00' };
+  const numbers = (): number[] => db.ledger.ofAccount(a.id).map((e) => e.n);
+  expect(numbers()).toEqual([1]);
+  store.transaction(() => db.ledger.append(entry));
+  expect(() =>
+    store.transaction(() => {
+      expect(db.ledger.append(entry).n).toBe(3);
+      throw new Error('rolled back');
+    }),
+  ).toThrow('rolled back');
+  expect(store.transaction(() => db.ledger.append(entry)).n).toBe(3);
+  // A write the repository did not make: the numbers are read again from the table.
+  store.driver.prepare('DELETE FROM ledger WHERE account_id = ? AND n = 3').run(a.id);
+  expect(store.transaction(() => db.ledger.append(entry)).n).toBe(3);
+  expect(numbers()).toEqual([1, 2, 3]);
+  // After a reset the account's ledger is gone: its next entry is number 1 again.
+  expect((await t.admin.post('/_emulator/reset', {})).status).toBe(200);
+  expect(store.transaction(() => db.ledger.append(entry)).n).toBe(1);
+  expect(numbers()).toEqual([1]);
+});
