@@ -158,6 +158,20 @@ it('names the field as sent when the input comes as params', async () => {
   ]);
 });
 
+// When both are sent, `input` is the one used: a bad `input` is refused whatever `params` holds (a 500 once,
+// found by the bad-input fuzz: the model's input went unchecked and the freeze met no resolution).
+it.each([false, null, 'a string', [1]])('refuses an input of %j sent beside a params object', async (input) => {
+  const details = await refused({ model: 'video-gen-2.0-fast', input, params: {} });
+  expect(details).toContainEqual({ field: 'input', message: 'must be object' });
+  expect(details).toContainEqual({ field: '', message: 'params counts only when input is not given' });
+});
+
+it('uses input when both are sent, whatever params holds', async () => {
+  const res = await t.api.post('/v1/tasks', { model: 'video-gen-2.0-fast', input: { prompt: 'a fox' }, params: 5 });
+  expect(res.status).toBe(200);
+  expect(res.body.input.prompt).toBe('a fox');
+});
+
 it.each([
   ['no model', { input: {} }, 'model', 'is required'],
   ['a numeric model', { model: 7, input: {} }, 'model', 'must be string'],
