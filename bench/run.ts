@@ -176,7 +176,7 @@ async function soakSection(): Promise<void> {
   console.log('');
   console.log(
     `soak: file store, each virtual minute ${soak.perMinute} submits + ${soak.perMinute} text calls + ${soak.perMinute} reads, callbacks to a local receiver; ` +
-      `1 virtual hour took ${(soak.hourMs / 1000).toFixed(1)} s`,
+      `${soak.minutes} virtual minutes took ${(soak.hourMs / 1000).toFixed(1)} s`,
   );
   console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages  data as JSON  store file'));
   for (const s of soak.samples) {
