@@ -178,7 +178,7 @@ async function soakSection(): Promise<void> {
     `soak: file store, each virtual minute ${soak.perMinute} submits + ${soak.perMinute} text calls + ${soak.perMinute} reads, callbacks to a local receiver; ` +
       `${soak.minutes} virtual minutes took ${(soak.hourMs / 1000).toFixed(1)} s`,
   );
-  console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages  data as JSON  store file'));
+  console.log(line('  virtual time', 'heap after GC    RSS   tasks  files  records  messages   stored JSON  store file'));
   for (const s of soak.samples) {
     const when = s.minute <= soak.minutes ? `${s.minute} min` : `+31 days (sweeps ran)`;
     console.log(
