@@ -68,5 +68,5 @@ export function noteClientRequest(deps: Pick<AppDeps, 'db' | 'clientLog'>, res: 
 const identityOf = (sent: SentRequest) => (): RequestIdentity => requestIdentity(sent);
 const digestOfKept = (kept: Buffer | undefined) => (): string => bodyDigest(kept);
 
-/** Bodies up to this size are kept with their entry and digested when a verdict reads them (10,000 entries: 10 MB at most). */
+/** Bodies up to this size are kept with their entry and digested when a verdict reads them (the log's 20,000 entries at most: 20 MB). */
 const KEPT_BODY_BYTES = 1024;

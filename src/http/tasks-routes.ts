@@ -16,8 +16,10 @@ export interface TasksRoutesDeps extends CallRecordDeps {
   config: { readonly allowInsecureWebhooks: boolean };
 }
 
-/** @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel" */
-/** The routes are added to `router` (the /v1 router itself: a router of their own was one more to pass through). */
+/**
+ * The task routes, added to `router` (the /v1 router itself: a router of their own was one more to pass through).
+ * @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel"
+ */
 export function tasksRoutes(deps: TasksRoutesDeps, router: Router = Router(ROUTING)): Router {
   const { contract, api } = deps;
 
