@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { ledgerNumbered, storedJson } from '../store/index.ts';
+import { cachedRows, ledgerNumbered, storedJson } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { SqlValue } from '../store/index.ts';
 import type { LedgerEntry, LedgerKind } from './ledger.ts';
@@ -33,25 +33,18 @@ const entries = (rows: SqlValue[][]): LedgerEntry[] =>
 /** Points as an integer number of thousandths, for exact sums in SQL. */
 const milli = (points: Points): number => Number(new Big(points).times(1000).toFixed(0));
 
-const MOST_KNOWN = 4096;
-
 export function ledgerRepo(store: Store): LedgerRepo {
   const { driver } = store;
   // A store opened read-only keeps its schema: one older than the numbers (no `n` yet) reads as its migration
   // will number it, so `store export` of a store no emulator has opened since still writes them.
   const numbered = ledgerNumbered(driver);
   const ledger = numbered ? 'ledger' : '(SELECT *, row_number() OVER (PARTITION BY account_id ORDER BY id) AS n FROM ledger)';
-  // Each account's next number, kept while the table has changed only by this repo's appends: any other write (a
-  // rollback, a reset, an import) moves its version, and they are read again. A query fewer for every freeze.
-  const known = new Map<string, number>();
-  let seen = driver.version('ledger');
-  const nextNumber = (accountId: string): number => {
-    if (driver.version('ledger') !== seen || known.size >= MOST_KNOWN) {
-      known.clear();
-      seen = driver.version('ledger');
-    }
-    return known.get(accountId) ?? Number(driver.prepare('SELECT coalesce(max(n), 0) + 1 FROM ledger WHERE account_id = ?').get(accountId)?.[0]);
-  };
+  // Each account's next number, kept while only this repo's appends write the table (cachedRows: any other write,
+  // a rollback, a reset, an import, makes it read again). A query fewer for every freeze.
+  const next = cachedRows(driver, 'ledger', (accountId) => driver.prepare('SELECT coalesce(max(n), 0) + 1 FROM ledger WHERE account_id = ?').get(accountId), {
+    derive: (row) => Number(row[0]),
+  });
+  const nextNumber = (accountId: string): number => next.derived(accountId) as number;
   const insert = (id: number | null, n: number, entry: Omit<LedgerEntry, 'id' | 'n'>): number =>
     driver
       .prepare('INSERT INTO ledger (id, account_id, n, kind, milli, body) VALUES (?, ?, ?, ?, ?, ?)')
@@ -60,10 +53,11 @@ export function ledgerRepo(store: Store): LedgerRepo {
     append(entry) {
       // The id is the row's own (the next after the largest); id and number are kept out of the JSON, put back on read.
       const n = nextNumber(entry.account_id);
-      const id = insert(null, n, entry);
-      // Only once written: an insert that failed moved the version, and the numbers are read again.
-      known.set(entry.account_id, n + 1);
-      seen = driver.version('ledger');
+      let id = 0;
+      next.wrote(entry.account_id, () => {
+        id = insert(null, n, entry);
+        return [n + 1];
+      });
       return { id, n, ...entry };
     },
     restore: ({ id, n, ...entry }) => void insert(id, n ?? nextNumber(entry.account_id), entry),

@@ -16,42 +16,43 @@ export interface Random {
 /** One item of a list, drawn from `random` (the list must not be empty). */
 export const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
 
+/** 32-bit words from `next`: the first `count` drawn at once, any after them one at a time. */
+function wordsOf(next: (count: number) => Uint8Array, count: number): () => number {
+  let bytes = next(count * 4);
+  let at = 0;
+  return () => {
+    if (at + 4 > bytes.length) {
+      bytes = next(4);
+      at = 0;
+    }
+    const n = (((bytes[at] ?? 0) << 24) | ((bytes[at + 1] ?? 0) << 16) | ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0)) >>> 0;
+    at += 4;
+    return n;
+  };
+}
+
+/** An integer in [0, max) from `word`, by rejection sampling (no modulo bias); 0 for an empty range. */
+function below(max: number, word: () => number): number {
+  if (max <= 0) return 0;
+  const limit = Math.floor(0x1_0000_0000 / max) * max;
+  for (;;) {
+    const n = word();
+    if (n < limit) return n % max;
+  }
+}
+
 export function createRandom(seed?: string): Random {
   const next = seed === undefined ? cryptoBytes : seededBytes(seed);
   const api: Random = {
     bytes: next,
-    int(max) {
-      if (max <= 0) return 0;
-      // Rejection sampling avoids modulo bias.
-      const limit = Math.floor(0x1_0000_0000 / max) * max;
-      for (;;) {
-        const b = next(4);
-        const n = (((b[0] ?? 0) << 24) | ((b[1] ?? 0) << 16) | ((b[2] ?? 0) << 8) | (b[3] ?? 0)) >>> 0;
-        if (n < limit) return n % max;
-      }
-    },
+    // Nothing drawn for an empty range: a seeded stream goes on as it did.
+    int: (max) => (max <= 0 ? 0 : below(max, wordsOf(next, 1))),
     string(length, alphabet) {
-      // What `length` calls of int(alphabet.length) draw, the same words in the same order, in one draw of
-      // bytes (more only after a rejection): every request makes a 24-character id.
-      const max = alphabet.length;
-      const limit = Math.floor(0x1_0000_0000 / max) * max;
-      let bytes = next(length * 4);
-      let at = 0;
-      // Joined once at the end: a string grown a character at a time is a tree of as many pieces (some 400 bytes
+      // The same words in the same order as `length` calls of int, drawn in one go (a request id is 24 characters);
+      // joined once at the end: a string grown a character at a time is a tree of as many pieces (some 400 bytes
       // for a request id, kept as long as the id is: the client log keeps 10,000).
-      const out: string[] = [];
-      for (let made = 0; made < length; ) {
-        if (at + 4 > bytes.length) {
-          bytes = next(4);
-          at = 0;
-        }
-        const n = (((bytes[at] ?? 0) << 24) | ((bytes[at + 1] ?? 0) << 16) | ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0)) >>> 0;
-        at += 4;
-        if (n >= limit) continue;
-        out.push(alphabet[n % max] as string);
-        made += 1;
-      }
-      return out.join('');
+      const word = wordsOf(next, length);
+      return Array.from({ length }, () => alphabet[below(alphabet.length, word)]).join('');
     },
   };
   return api;

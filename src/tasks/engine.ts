@@ -58,9 +58,6 @@ export interface TaskEngine {
   onTerminal(listener: TerminalListener): void;
 }
 
-/** Unfinished tasks scheduled a turn at a time by `resume`: some 10 ms of work, then requests have their turn. */
-const RESUME_PAGE = 200;
-
 export function createTaskEngine(deps: EngineDeps): TaskEngine {
   const { clock, db } = deps;
   const listeners: TerminalListener[] = [];
@@ -161,13 +158,6 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
     clock.at(deadline, job(id, 'processing', timeout));
   }
 
-  /** Schedules a page of unfinished tasks; the seq to go on after, or null when there are no more. */
-  function resumePage(after: number): number | null {
-    const page = db.tasks.unfinishedAfter(after, RESUME_PAGE);
-    for (const stored of page) schedule(stored);
-    return page.length < RESUME_PAGE ? null : (page[page.length - 1]?.seq ?? null);
-  }
-
   return {
     schedule(stored) {
       deps.logger?.debug('task queued', { task_id: stored.task.id, account: stored.account_id, model: stored.task.model, scenario: stored.plan.scenario });
@@ -175,7 +165,7 @@ export function createTaskEngine(deps: EngineDeps): TaskEngine {
     },
     resume() {
       const { epoch } = db.store;
-      return inTurns(clock, () => db.store.epoch === epoch && !db.store.closed, resumePage);
+      return inTurns(clock, () => db.store.epoch === epoch && !db.store.closed, db.tasks.unfinishedAfter, schedule);
     },
     step(stored) {
       const now = clock.now();

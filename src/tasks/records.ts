@@ -52,9 +52,7 @@ export interface TasksRepo {
   put(stored: StoredTask): void;
   /** Newest first, one page. */
   page(filter: TaskFilter, limit: number, offset: number): { rows: StoredTask[]; hasMore: boolean };
-  /** Tasks still queued or processing, oldest first. */
-  unfinished(): StoredTask[];
-  /** `unfinished` a page at a time: at most `limit` of them, after the one numbered `afterSeq`. */
+  /** Unfinished tasks (queued or processing) in seq order, a page at a time: at most `limit`, after `afterSeq`. */
   unfinishedAfter(afterSeq: number, limit: number): StoredTask[];
   /** How many unfinished tasks each key and account holds (what concurrency counts), without reading the tasks. */
   unfinishedHolders(): { key: string | null; account_id: string; count: number }[];
@@ -122,7 +120,6 @@ export function tasksRepo(store: Store): TasksRepo {
       return pageOf(rows(driver.prepare(`SELECT seq, body FROM tasks ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit + 1, offset)), limit);
     },
     count: () => Number(driver.prepare('SELECT count(*) FROM tasks').get()?.[0] ?? 0),
-    unfinished: () => rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') ORDER BY seq").all()),
     unfinishedAfter: (afterSeq, limit) =>
       rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing') AND seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit)),
     unfinishedHolders() {
@@ -132,8 +129,8 @@ export function tasksRepo(store: Store): TasksRepo {
           .all()
           .map(([key, account, count]) => ({ key: typeof key === 'string' ? key : null, account_id: String(account), count: Number(count) }));
       } catch {
-        // A text the store cannot read, or a store opened read-only before schema 5 (no column, no index): read every record as the
-        // store reads one, which names a damaged row.
+        // A text the store cannot read, or a store opened read-only before schema 5 (no column, no index): every
+        // record read as the store reads one, which names a damaged row.
         const counts = new Map<string, { key: string | null; account_id: string; count: number }>();
         for (const { key, account_id } of rows(driver.prepare("SELECT seq, body FROM tasks WHERE status IN ('queued', 'processing')").all())) {
           const id = JSON.stringify([key ?? null, account_id]);

@@ -15,8 +15,6 @@ import type { SendAttempt, WebhookDeps, Webhooks } from './types.ts';
 
 /** A retry can fall due no sooner than this after an attempt starts: a jump of virtual time waits for it there. */
 const FIRST_RETRY_MS = RETRY_DELAYS_SECONDS[0] * 1000;
-/** Pending deliveries scheduled a turn at a time by `resume`, as the engine does with unfinished tasks. */
-const RESUME_PAGE = 200;
 
 /**
  * Signed callbacks on the clock: a delivery per terminal task, the first attempt at once and the retries after
@@ -133,15 +131,15 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       extras.clear();
       // Only what was stored before: a delivery made between two pages is scheduled by what made it.
       const upTo = db.deliveries.lastSeq();
-      const page = (after: number): number | null => {
-        const rows = db.deliveries.pendingAfter(after, upTo, RESUME_PAGE);
-        for (const { delivery } of rows) {
-          if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
-        }
-        return rows.length < RESUME_PAGE ? null : (rows[rows.length - 1]?.seq ?? null);
-      };
       const { epoch } = db.store;
-      void inTurns(clock, () => db.store.epoch === epoch && !db.store.closed, page);
+      void inTurns(
+        clock,
+        () => db.store.epoch === epoch && !db.store.closed,
+        (after, limit) => db.deliveries.pendingAfter(after, upTo, limit),
+        ({ delivery }) => {
+          if (delivery.next_attempt_ms !== null) schedule(delivery.id, delivery.next_attempt_ms);
+        },
+      );
     },
     resend(deliveryId) {
       const delivery = deliveryOf(db.deliveries, deliveryId);
