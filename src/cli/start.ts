@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { limitHeapGrowth } from './heap-growth.ts';
+import { boundHeap } from './heap-growth.ts';
 import { leaveWithLauncher } from './launcher.ts';
 import { machineNow } from '../clock/index.ts';
 import { START_DEFAULTS } from '../defaults/index.ts';
@@ -17,7 +17,7 @@ import type { StartOptions } from './start-options.ts';
  * number.
  */
 export async function start(options: StartOptions): Promise<void> {
-  limitHeapGrowth();
+  boundHeap();
   // The state document written at the stop: a folder that cannot hold it is refused now, not found out at the end.
   prepareReports('start', [{ flag: '--export-on-exit', path: options.exportOnExit }]);
   // Log times come from the emulator's clock (its wall time) once it exists; lines before that (an imported
