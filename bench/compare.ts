@@ -13,7 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load } from './load.ts';
+import { combined, load, median, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
 import { buildPackedCopy } from './packed.ts';
 import { benchKey, emulatorCommand, freePort, json, script, startServer, stopServer } from './servers.ts';
@@ -24,6 +24,12 @@ import { concurrentStreams, recordStream } from './text-streams.ts';
 import type { StreamFigures } from './text-streams.ts';
 
 const STARTS = Number(process.env['BENCH_STARTS'] ?? 5);
+/**
+ * The emulator and its baseline take turns, round by round (SECONDS split into ROUNDS of load, ROUNDS stream
+ * rounds each): a machine whose speed drifts over the minutes of a run (a shared one does) moves both sides of a
+ * ratio alike, and each ratio is the median of the rounds' own.
+ */
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const WARMUP_SECONDS = 1;
 const file = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 const OPENAPI = file('../openapi/service.yaml');
@@ -65,6 +71,9 @@ export interface Comparison {
   buildMs: number;
   buildWarning: string | null;
   emulator: ServerFigures & { streams: StreamFigures; rssMb: number; restart: RestartFigures };
+  /** Emulator ÷ baseline, each the median of the alternated rounds' ratios (req/s ÷ Express; first byte ÷ bare SSE). */
+  ratios: { get: number; post: number; ttfbP50: number; ttfbP99: number };
+  rounds: number;
   prism: ServerFigures;
   express: ServerFigures;
   /** The same streams from a bare node:http server sending the emulator's own events at once. */
@@ -73,11 +82,6 @@ export interface Comparison {
   inProcess: { dist: InProcessFigures; distFirst: InProcessFigures; src: InProcessFigures };
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-};
 
 /** Starts and stops a server STARTS times, one at a time. */
 async function startups(start: () => Promise<Server>): Promise<Startups> {
@@ -109,29 +113,90 @@ async function getAndPost(label: string, base: string, taskId: string, headers: 
   return { get, post };
 }
 
+interface Target {
+  base: string;
+  taskId: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * GET then POST on the emulator and on Express in turns: a round of one, a round of the other, ROUNDS times each
+ * (the first after a warm-up). Each side's figures are its rounds together; the ratio is the median round's.
+ */
+async function alternatedLoads(emulator: Target, express: Target): Promise<{ emulator: Pick<ServerFigures, 'get' | 'post'>; express: Pick<ServerFigures, 'get' | 'post'>; get: number; post: number }> {
+  const one = async (label: string, target: Target, method: 'GET' | 'POST', round: number) => {
+    const options = { strict: false, seconds: SECONDS / ROUNDS, ...(round === 0 ? { warmupSeconds: WARMUP_SECONDS } : {}) };
+    return method === 'GET'
+      ? load(`${label}: GET /v1/tasks/{id}`, { url: `${target.base}/v1/tasks/${target.taskId}`, headers: target.headers }, options)
+      : load(`${label}: POST /v1/tasks`, { url: `${target.base}/v1/tasks`, method: 'POST', headers: target.headers, body: SUBMIT }, options);
+  };
+  const turns = async (method: 'GET' | 'POST') => {
+    const rounds: [LoadFigures, LoadFigures][] = [];
+    for (let round = 0; round < ROUNDS; round++) rounds.push([await one('emulator', emulator, method, round), await one('Express', express, method, round)]);
+    return { emulator: combined(rounds.map((r) => r[0])), express: combined(rounds.map((r) => r[1])), ratio: median(rounds.map(([e, x]) => e.rps / x.rps)) };
+  };
+  const get = await turns('GET');
+  const post = await turns('POST');
+  return { emulator: { get: get.emulator, post: post.emulator }, express: { get: get.express, post: post.express }, get: get.ratio, post: post.ratio };
+}
+
+/** 200 streams from the emulator and from the bare SSE server in turns, ROUNDS each: medians, and the median round's ratios. */
+async function alternatedStreams(emulatorBase: string, key: string, sseBase: string): Promise<{ emulator: StreamFigures; sse: StreamFigures; ttfbP50: number; ttfbP99: number }> {
+  const rounds: [StreamFigures, StreamFigures][] = [];
+  for (let round = 0; round < ROUNDS; round++) rounds.push([await concurrentStreams(emulatorBase, key), await concurrentStreams(sseBase, 'none')]);
+  const side = (at: 0 | 1): StreamFigures => {
+    const all = rounds.map((r) => r[at]);
+    const mid = (pick: (f: StreamFigures) => number): number => median(all.map(pick));
+    return { streams: all[0]?.streams ?? 0, ttfbP50Ms: mid((f) => f.ttfbP50Ms), ttfbP99Ms: mid((f) => f.ttfbP99Ms), totalMs: mid((f) => f.totalMs), tokens: mid((f) => f.tokens) };
+  };
+  return {
+    emulator: side(0),
+    sse: side(1),
+    ttfbP50: median(rounds.map(([e, b]) => e.ttfbP50Ms / b.ttfbP50Ms)),
+    ttfbP99: median(rounds.map(([e, b]) => e.ttfbP99Ms / b.ttfbP99Ms)),
+  };
+}
+
 /** Resident memory of a process, in MiB (Linux: /proc). */
 async function rssMb(pid: number | undefined): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-async function measureEmulator(bin: string, cacheDir: string, eventsFile: string): Promise<Omit<Comparison['emulator'], 'restart'>> {
+type Measured = Omit<Comparison['emulator'], 'restart'> & { express: Pick<ServerFigures, 'get' | 'post'>; sse: StreamFigures; ratios: Comparison['ratios'] };
+
+/** The emulator's start-ups, then its loads and streams in turns with Express's and the bare SSE server's. */
+async function measureEmulator(bin: string, cacheDir: string, eventsFile: string): Promise<Measured> {
   const env = { SVC_EMULATOR_CACHE_DIR: cacheDir };
   // Start-up as a user starts the packed CLI (warn: without the log line of the health request); the load runs
   // quiet too (one log line per request otherwise).
   const startup = await startups(() => startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env }));
   const server = await startServer(emulatorCommand(['--memory'], bin), '/_emulator/health', { env });
+  const express = await startExpress();
+  let sse: Server | null = null;
   try {
     const key = await benchKey(server.base);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const task = await json(`${server.base}/v1/tasks`, { method: 'POST', headers, body: SUBMIT });
-    const loaded = await getAndPost('emulator', server.base, String(task['id']), headers);
-    // After 8 s of load: a warm-up and a run of GET, then of POST.
+    const loads = await alternatedLoads({ base: server.base, taskId: String(task['id']), headers }, { base: express.base, taskId: ANY_TASK, headers: { 'Content-Type': 'application/json' } });
+    // After 8 s of the emulator's load: a warm-up and the rounds of GET, then of POST.
     const rss = await rssMb(server.child.pid);
     await writeFile(eventsFile, await recordStream(server.base, key));
-    return { startup, ...loaded, rssMb: rss, streams: await concurrentStreams(server.base, key) };
+    sse = await startServer(['--import', 'tsx', BASELINE, 'sse', eventsFile]);
+    const streams = await alternatedStreams(server.base, key, sse.base);
+    return {
+      startup,
+      ...loads.emulator,
+      rssMb: rss,
+      streams: streams.emulator,
+      express: loads.express,
+      sse: streams.sse,
+      ratios: { get: loads.get, post: loads.post, ttfbP50: streams.ttfbP50, ttfbP99: streams.ttfbP99 },
+    };
   } finally {
     await stopServer(server);
+    await stopServer(express);
+    if (sse) await stopServer(sse);
   }
 }
 
@@ -153,38 +218,19 @@ async function measurePrism(): Promise<ServerFigures> {
   }
 }
 
-async function measureExpress(): Promise<ServerFigures> {
-  const start = (): Promise<Server> => startServer(['--import', 'tsx', BASELINE, 'express'], `/v1/tasks/${ANY_TASK}`);
-  const startup = await startups(start);
-  const server = await start();
-  try {
-    return { startup, ...(await getAndPost('Express', server.base, ANY_TASK, { 'Content-Type': 'application/json' })) };
-  } finally {
-    await stopServer(server);
-  }
-}
-
-async function measureSse(eventsFile: string): Promise<StreamFigures> {
-  const server = await startServer(['--import', 'tsx', BASELINE, 'sse', eventsFile]);
-  try {
-    return await concurrentStreams(server.base, 'none');
-  } finally {
-    await stopServer(server);
-  }
-}
+const startExpress = (): Promise<Server> => startServer(['--import', 'tsx', BASELINE, 'express'], `/v1/tasks/${ANY_TASK}`);
 
 export async function compare(): Promise<Comparison> {
   const before = loadavg()[0] ?? NaN;
   const packed = await buildPackedCopy();
   try {
     const eventsFile = join(packed.scratch, 'stream.txt');
-    const measured = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'), eventsFile);
-    const sse = await measureSse(eventsFile);
+    const { express: expressLoads, sse, ratios, ...measured } = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'), eventsFile);
     const emulator = { ...measured, restart: await restartBench(packed.bin) };
     const dist = await inProcess({ index: packed.index, tsx: false, cacheDir: join(packed.scratch, 'cache-dist') });
     const src = await inProcess({ index: SRC_INDEX, tsx: true, cacheDir: join(packed.scratch, 'cache-src') });
     const prism = await measurePrism();
-    const express = await measureExpress();
+    const express = { startup: await startups(startExpress), ...expressLoads };
     return {
       loadAverage: { before, after: loadavg()[0] ?? NaN },
       starts: STARTS,
@@ -196,6 +242,8 @@ export async function compare(): Promise<Comparison> {
       prism,
       express,
       sse,
+      ratios,
+      rounds: ROUNDS,
       inProcess: { dist: dist.median, distFirst: dist.first, src: src.median },
     };
   } finally {
