@@ -16,21 +16,6 @@ export interface Random {
 /** One item of a list, drawn from `random` (the list must not be empty). */
 export const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
 
-/** 32-bit words from `next`: the first `count` drawn at once, any after them one at a time. */
-function wordsOf(next: (count: number) => Uint8Array, count: number): () => number {
-  let bytes = next(count * 4);
-  let at = 0;
-  return () => {
-    if (at + 4 > bytes.length) {
-      bytes = next(4);
-      at = 0;
-    }
-    const n = (((bytes[at] ?? 0) << 24) | ((bytes[at + 1] ?? 0) << 16) | ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0)) >>> 0;
-    at += 4;
-    return n;
-  };
-}
-
 /** An integer in [0, max) from `word`, by rejection sampling (no modulo bias); 0 for an empty range. */
 function below(max: number, word: () => number): number {
   if (max <= 0) return 0;
@@ -41,21 +26,29 @@ function below(max: number, word: () => number): number {
   }
 }
 
+/** Where a Random draws from: bytes, and 32-bit words (big-endian, as the next four bytes would read). */
+interface Source {
+  bytes(count: number): Uint8Array;
+  word(): number;
+}
+
 export function createRandom(seed?: string): Random {
-  const next = seed === undefined ? cryptoBytes : seededBytes(seed);
-  const api: Random = {
-    bytes: next,
+  const source = seed === undefined ? CRYPTO : seededSource(seed);
+  const { word } = source;
+  return {
+    bytes: source.bytes,
     // Nothing drawn for an empty range: a seeded stream goes on as it did.
-    int: (max) => (max <= 0 ? 0 : below(max, wordsOf(next, 1))),
+    int: (max) => (max <= 0 ? 0 : below(max, word)),
     string(length, alphabet) {
-      // The same words in the same order as `length` calls of int, drawn in one go (a request id is 24 characters);
-      // joined once at the end: a string grown a character at a time is a tree of as many pieces (some 400 bytes
-      // for a request id, kept as long as the id is: the client log keeps 10,000).
-      const word = wordsOf(next, length);
-      return Array.from({ length }, () => alphabet[below(alphabet.length, word)]).join('');
+      // One word a character (more where one is rejected), nothing allocated per draw: a request id, 24 characters,
+      // is drawn for every request and a generated answer draws thousands of words. Made in one go: a string grown
+      // a character at a time is a tree of as many pieces (some 400 bytes for a request id, kept as long as the id
+      // is: the client log keeps 10,000).
+      const codes = new Array<number>(length);
+      for (let i = 0; i < length; i++) codes[i] = alphabet.charCodeAt(below(alphabet.length, word));
+      return String.fromCharCode(...codes);
     },
   };
-  return api;
 }
 
 // One system call per few thousand ids instead of one per character: every request draws a 24-character id.
@@ -74,8 +67,20 @@ function cryptoBytes(count: number): Uint8Array {
   return out;
 }
 
+function cryptoWord(): number {
+  if (poolOffset + 4 > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const n = pool.readUInt32BE(poolOffset);
+  poolOffset += 4;
+  return n;
+}
+
+const CRYPTO: Source = { bytes: cryptoBytes, word: cryptoWord };
+
 /** sfc32 seeded from a string hash: small, fast, and good enough for repeatable test data (not for secrets). */
-function seededBytes(seed: string): (count: number) => Uint8Array {
+function seededSource(seed: string): Source {
   let h = 1779033703 ^ seed.length;
   for (let i = 0; i < seed.length; i++) {
     h = Math.imul(h ^ seed.charCodeAt(i), 3432918353);
@@ -104,12 +109,19 @@ function seededBytes(seed: string): (count: number) => Uint8Array {
     c = (c + t) | 0;
     return t >>> 0;
   };
-  return (count) => {
-    const out = new Uint8Array(count);
-    for (let i = 0; i < count; i += 4) {
-      const word = next32();
-      for (let j = 0; j < 4 && i + j < count; j++) out[i + j] = (word >>> (8 * j)) & 0xff;
-    }
-    return out;
+  return {
+    // Each word's bytes low first; a word drawn as one reads them high first, as four bytes read as a word do.
+    bytes(count) {
+      const out = new Uint8Array(count);
+      for (let i = 0; i < count; i += 4) {
+        const word = next32();
+        for (let j = 0; j < 4 && i + j < count; j++) out[i + j] = (word >>> (8 * j)) & 0xff;
+      }
+      return out;
+    },
+    word() {
+      const w = next32();
+      return (((w & 0xff) << 24) | ((w & 0xff00) << 8) | ((w >>> 8) & 0xff00) | (w >>> 24)) >>> 0;
+    },
   };
 }
