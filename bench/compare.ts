@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { combined, load, median, SECONDS } from './load.ts';
 import type { LoadFigures } from './load.ts';
+import type autocannon from 'autocannon';
 import { buildPackedCopy } from './packed.ts';
 import { benchKey, emulatorCommand, freePort, json, script, startServer, stopServer } from './servers.ts';
 import type { Server } from './servers.ts';
@@ -82,7 +83,6 @@ export interface Comparison {
   inProcess: { dist: InProcessFigures; distFirst: InProcessFigures; src: InProcessFigures };
 }
 
-
 /** Starts and stops a server STARTS times, one at a time. */
 async function startups(start: () => Promise<Server>): Promise<Startups> {
   const times: number[] = [];
@@ -105,18 +105,24 @@ async function inProcess(args: { index: string; tsx: boolean; cacheDir: string }
   return { median: { bootMs: pick('bootMs'), importMs: pick('importMs'), createMs: pick('createMs'), firstOkMs: pick('firstOkMs') }, first };
 }
 
-/** GET then POST under the same load, after a warm-up of each; failures are counted, not thrown. */
-async function getAndPost(label: string, base: string, taskId: string, headers: Record<string, string>): Promise<Pick<ServerFigures, 'get' | 'post'>> {
-  const options = { warmupSeconds: WARMUP_SECONDS, strict: false };
-  const get = await load(`${label}: GET /v1/tasks/{id}`, { url: `${base}/v1/tasks/${taskId}`, headers }, options);
-  const post = await load(`${label}: POST /v1/tasks`, { url: `${base}/v1/tasks`, method: 'POST', headers, body: SUBMIT }, options);
-  return { get, post };
-}
-
 interface Target {
   base: string;
   taskId: string;
   headers: Record<string, string>;
+}
+
+/** The two loads every server is measured under: polling a task, and submitting one. */
+const loadOf = (label: string, target: Target, method: 'GET' | 'POST'): [string, autocannon.Options] =>
+  method === 'GET'
+    ? [`${label}: GET /v1/tasks/{id}`, { url: `${target.base}/v1/tasks/${target.taskId}`, headers: target.headers }]
+    : [`${label}: POST /v1/tasks`, { url: `${target.base}/v1/tasks`, method: 'POST', headers: target.headers, body: SUBMIT }];
+
+/** GET then POST under the same load, after a warm-up of each; failures are counted, not thrown. */
+async function getAndPost(label: string, target: Target): Promise<Pick<ServerFigures, 'get' | 'post'>> {
+  const options = { warmupSeconds: WARMUP_SECONDS, strict: false };
+  const get = await load(...loadOf(label, target, 'GET'), options);
+  const post = await load(...loadOf(label, target, 'POST'), options);
+  return { get, post };
 }
 
 /**
@@ -124,12 +130,8 @@ interface Target {
  * (the first after a warm-up). Each side's figures are its rounds together; the ratio is the median round's.
  */
 async function alternatedLoads(emulator: Target, express: Target): Promise<{ emulator: Pick<ServerFigures, 'get' | 'post'>; express: Pick<ServerFigures, 'get' | 'post'>; get: number; post: number }> {
-  const one = async (label: string, target: Target, method: 'GET' | 'POST', round: number) => {
-    const options = { strict: false, seconds: SECONDS / ROUNDS, ...(round === 0 ? { warmupSeconds: WARMUP_SECONDS } : {}) };
-    return method === 'GET'
-      ? load(`${label}: GET /v1/tasks/{id}`, { url: `${target.base}/v1/tasks/${target.taskId}`, headers: target.headers }, options)
-      : load(`${label}: POST /v1/tasks`, { url: `${target.base}/v1/tasks`, method: 'POST', headers: target.headers, body: SUBMIT }, options);
-  };
+  const one = (label: string, target: Target, method: 'GET' | 'POST', round: number): Promise<LoadFigures> =>
+    load(...loadOf(label, target, method), { strict: false, seconds: SECONDS / ROUNDS, ...(round === 0 ? { warmupSeconds: WARMUP_SECONDS } : {}) });
   const turns = async (method: 'GET' | 'POST') => {
     const rounds: [LoadFigures, LoadFigures][] = [];
     for (let round = 0; round < ROUNDS; round++) rounds.push([await one('emulator', emulator, method, round), await one('Express', express, method, round)]);
@@ -212,7 +214,7 @@ async function measurePrism(): Promise<ServerFigures> {
   const startup = await startups(start);
   const server = await start();
   try {
-    return { startup, ...(await getAndPost('Prism', server.base, ANY_TASK, headers)) };
+    return { startup, ...(await getAndPost('Prism', { base: server.base, taskId: ANY_TASK, headers })) };
   } finally {
     await stopServer(server);
   }

@@ -56,26 +56,23 @@ const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let poolOffset = 0;
 
-function cryptoBytes(count: number): Uint8Array {
-  if (count > POOL_SIZE) return new Uint8Array(randomBytes(count));
+/** Where the next `count` bytes of the pool start (at most POOL_SIZE); a fresh pool when too few are left. */
+function take(count: number): number {
   if (poolOffset + count > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
-  const out = new Uint8Array(pool.subarray(poolOffset, poolOffset + count));
   poolOffset += count;
-  return out;
+  return poolOffset - count;
 }
 
-function cryptoWord(): number {
-  if (poolOffset + 4 > POOL_SIZE) {
-    pool = randomBytes(POOL_SIZE);
-    poolOffset = 0;
-  }
-  const n = pool.readUInt32BE(poolOffset);
-  poolOffset += 4;
-  return n;
+function cryptoBytes(count: number): Uint8Array {
+  if (count > POOL_SIZE) return new Uint8Array(randomBytes(count));
+  const at = take(count);
+  return new Uint8Array(pool.subarray(at, at + count));
 }
+
+const cryptoWord = (): number => pool.readUInt32BE(take(4));
 
 const CRYPTO: Source = { bytes: cryptoBytes, word: cryptoWord };
 
