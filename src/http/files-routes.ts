@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { ROUTING } from './routing.ts';
+import type { Routes } from './route-table.ts';
 import { coerceNumbers } from '../contract/index.ts';
 import type { JsonSchema } from '../contract/index.ts';
 import type { Contract } from '../contract/index.ts';
@@ -35,7 +36,7 @@ interface UploadFields {
  * the emulator's, in openapi/service.yaml. Its body may be larger than others (UPLOAD_BODY_LIMIT).
  * @see reference "Other endpoints": POST /v1/files
  */
-export function uploadRoutes(deps: FilesRoutesDeps, router: Router = Router(ROUTING)): Router {
+export function uploadRoutes(deps: FilesRoutesDeps, router: Routes): void {
   const { contract } = deps;
   router.post('/files', async (req, res) => {
     let fields: UploadFields;
@@ -71,7 +72,6 @@ export function uploadRoutes(deps: FilesRoutesDeps, router: Router = Router(ROUT
     );
   });
 
-  return router;
 }
 
 /**

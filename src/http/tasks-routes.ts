@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import type { Contract } from '../contract/index.ts';
 import { SCENARIO_HEADER } from '../scenarios/index.ts';
 import type { Api } from '../service/index.ts';
@@ -8,7 +7,7 @@ import { callDetailsOf, recordCall } from './call-records.ts';
 import type { CallRecordDeps } from './call-records.ts';
 import { requireObjectBody, sendJson, sendJsonText } from './json-body.ts';
 import { noteTask } from './request-context.ts';
-import { ROUTING } from './routing.ts';
+import type { Routes } from './route-table.ts';
 
 export interface TasksRoutesDeps extends CallRecordDeps {
   contract: Contract;
@@ -20,7 +19,7 @@ export interface TasksRoutesDeps extends CallRecordDeps {
  * The task routes, added to `router` (the /v1 router itself: a router of their own was one more to pass through).
  * @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel"
  */
-export function tasksRoutes(deps: TasksRoutesDeps, router: Router = Router(ROUTING)): Router {
+export function tasksRoutes(deps: TasksRoutesDeps, router: Routes): void {
   const { contract, api } = deps;
 
   router.post('/tasks', async (req, res) => {
@@ -61,5 +60,4 @@ export function tasksRoutes(deps: TasksRoutesDeps, router: Router = Router(ROUTI
     sendJson(res, task);
   });
 
-  return router;
 }

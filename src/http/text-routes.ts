@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import type { Request, Response } from 'express';
 import type { Contract } from '../contract/index.ts';
 import type { Clock } from '../clock/index.ts';
@@ -13,7 +12,7 @@ import { amendCall, callDetailsOf, recordCall } from './call-records.ts';
 import type { CallRecordDeps } from './call-records.ts';
 import { requireObjectBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
-import { ROUTING } from './routing.ts';
+import type { Routes } from './route-table.ts';
 
 export interface TextRoutesDeps extends CallRecordDeps {
   contract: Contract;
@@ -28,7 +27,7 @@ export interface TextRoutesDeps extends CallRecordDeps {
  * as one JSON answer or as a stream, and reports how the stream ended.
  * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
  */
-export function textRoutes(deps: TextRoutesDeps, router: Router = Router(ROUTING)): Router {
+export function textRoutes(deps: TextRoutesDeps, router: Routes): void {
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const raw = requireObjectBody(req);
     // An unknown model is 404 before the document's `model` enum would make it a parameter error.
@@ -52,7 +51,6 @@ export function textRoutes(deps: TextRoutesDeps, router: Router = Router(ROUTING
   router.post('/chat/completions', route(chatFormat));
   router.post('/responses', route(responsesFormat));
   router.post('/messages', route(messagesFormat));
-  return router;
 }
 
 /**
