@@ -76,7 +76,6 @@ export const chatFormat: TextFormat = {
     };
   },
   *events(call) {
-    const { generated } = call;
     const chunk = (delta: Record<string, unknown>, finish: string | null): Record<string, unknown> => ({
       id: call.id,
       object: 'chat.completion.chunk',
@@ -84,9 +83,11 @@ export const chatFormat: TextFormat = {
       model: call.model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
+    // The first event says only what the call knew before its answer was made.
+    yield wire({ data: chunk({ role: 'assistant', content: call.opening.toolCalls ? null : '' }, null) });
+    const { generated } = call;
     const finish = FINISH[generated.finish];
     const calls = toolCalls(call);
-    yield wire({ data: chunk({ role: 'assistant', content: calls.length > 0 ? null : '' }, null) });
     if (calls.length > 0) {
       // Each call: its id and name with empty arguments, then its arguments whole; the last one ends the answer.
       for (const [index, { id, function: fn }] of calls.entries()) {

@@ -74,7 +74,7 @@ export const messagesFormat: TextFormat = {
     // Every event's data starts with its own name as `type`.
     const event = (name: string, data: object, tokens?: number): WireEvent => wire({ event: name, data: { type: name, ...data }, ...(tokens ? { tokens } : {}) });
     yield event('message_start', {
-      message: { ...message(call), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: call.generated.inputTokens, output_tokens: 0 } },
+      message: { ...message(call), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: call.opening.inputTokens, output_tokens: 0 } },
     });
     yield event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
     yield event('ping', {});

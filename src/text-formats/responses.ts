@@ -57,8 +57,9 @@ export const responsesFormat: TextFormat = {
   body: (call) => response(call, 'final'),
   *events(call) {
     const itemId = messageId(call);
-    const text = call.generated.pieces.join('');
-    const part = (done: boolean) => ({ type: 'output_text', text: done ? text : '', annotations: [] });
+    // Read once the first events are out: the answer is made when first read.
+    const text = (): string => call.generated.pieces.join('');
+    const part = (done: boolean) => ({ type: 'output_text', text: done ? text() : '', annotations: [] });
     const at = { item_id: itemId, output_index: 0, content_index: 0 };
     // Every event's data starts with its name as `type` and its place in the stream as `sequence_number`.
     let sequence = 0;
@@ -70,7 +71,7 @@ export const responsesFormat: TextFormat = {
     const name = 'response.output_text.delta';
     const delta = eventTemplate({ event: name, data: { type: name, sequence_number: slot(0), ...at, delta: slot(1), logprobs: [] } }, 2);
     for (const piece of call.generated.pieces) yield { text: delta(sequence++, piece), tokens: 1 };
-    yield event('response.output_text.done', { ...at, text, logprobs: [] });
+    yield event('response.output_text.done', { ...at, text: text(), logprobs: [] });
     yield event('response.content_part.done', { ...at, part: part(true) });
     yield event('response.output_item.done', { output_index: 0, item: item(call, 'final') });
     const final = response(call, 'final');
@@ -97,7 +98,6 @@ function item(call: TextCallView, stage: 'in_progress' | 'final'): Record<string
 
 function response(call: TextCallView, stage: 'in_progress' | 'final'): Record<string, unknown> {
   const done = stage === 'final';
-  const { inputTokens, outputTokens } = call.generated;
   return {
     id: call.id,
     object: 'response',
@@ -115,14 +115,17 @@ function response(call: TextCallView, stage: 'in_progress' | 'final'): Record<st
     tool_choice: 'none',
     tools: [],
     store: false,
-    usage: done
-      ? {
-          input_tokens: inputTokens,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: outputTokens,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: inputTokens + outputTokens,
-        }
-      : null,
+    usage: done ? usage(call) : null,
+  };
+}
+
+function usage(call: TextCallView): Record<string, unknown> {
+  const { inputTokens, outputTokens } = call.generated;
+  return {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + outputTokens,
   };
 }

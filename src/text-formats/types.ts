@@ -78,7 +78,10 @@ export interface TextCallView {
   /** The model as the response names it. */
   model: string;
   createdSeconds: number;
-  generated: Generated;
+  /** The whole answer: made when first read, which a stream's first events do not (they read `opening`). */
+  readonly generated: Generated;
+  /** What a stream's first events say before the answer exists: the input tokens, and whether it is tool calls. */
+  opening: { inputTokens: number; toolCalls: boolean };
   includeUsage: boolean;
   /** Request fields some formats echo back. */
   echo: Record<string, unknown>;

@@ -13,10 +13,10 @@ import { selectTextScenario, unmatchedMessage } from '../scenarios/index.ts';
 import type { ScenarioRegistry, TextBehaviour, TextChoice } from '../scenarios/index.ts';
 import type { AccountsRepo, KeysRepo, StoredAccount } from '../accounts/index.ts';
 import type { Store } from '../store/index.ts';
-import type { ParsedCall, TextCallView, TextFormat } from '../text-formats/index.ts';
+import type { Generated, ParsedCall, TextCallView, TextFormat } from '../text-formats/index.ts';
 import { textFingerprint } from '../text-formats/index.ts';
 import { answerProblems } from './answer-checks.ts';
-import { delivered, generate, streamUnits } from './generate.ts';
+import { answersWithTool, cutAtMaximum, delivered, generate, inputTokensOf, streamUnits } from './generate.ts';
 import type { GenerationOverrides } from './generate.ts';
 
 export interface TextCallContext {
@@ -52,7 +52,7 @@ export interface TextCall {
   choice: AnswerChoice;
   frozen: Points;
   /** The stream units of the whole answer: its events' `tokens`, summed. */
-  units: number;
+  readonly units: number;
   /** What `sent` stream units delivered: their output tokens and text. */
   delivered(sent: number): { outputTokens: number; output: string };
   /** Charges the input and the output tokens of `sent` stream units, refunds the rest of the freeze. */
@@ -133,12 +133,19 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     ctx.answered?.(chosen);
     throw new ApiError('no_matching_answer', `The answer of ${answerName(choice)} does not fit this call (text answers are strict): ${problems.join('; ')}.`);
   }
-  const generated = generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overridesOf(behaviour));
+  const stated = overridesOf(behaviour);
+  const inputTokens = inputTokensOf(parsed.request, stated);
+  const overrides: GenerationOverrides = { ...stated, inputTokens };
+  let made: Generated | undefined;
+  // Made when first read: a stream's first event goes out before it (a 500-token answer took a sixth of the time
+  // to a stream's first byte), a settlement or a whole answer reads it.
+  const generated = (): Generated => (made ??= generate({ ...parsed.request, maxTokens: Math.min(maxTokens, behaviour.max_output_tokens ?? maxTokens) }, overrides));
+  const cut = cutAtMaximum(overrides);
   const nowMs = ctx.clock.now();
   // The freeze covers the maximum, or the answer if it holds more: a recorded answer is never cut, and a stated
   // `output_tokens` is charged as stated (a generated answer, tool calls included, always is cut). A charge is
   // then never beyond the freeze, nor a refund below zero.
-  const frozen = tokenPoints(model, generated.inputTokens, Math.max(maxTokens, generated.outputTokens));
+  const frozen = tokenPoints(model, inputTokens, cut ? maxTokens : Math.max(maxTokens, generated().outputTokens));
   const callId = ctx.requestId;
   const admitted = admit(ctx.admission, frozen);
   move(ctx.db, account.id, { kind: 'freeze', points: frozen, callId, atMs: nowMs });
@@ -177,7 +184,10 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
       id: ids.textCallId(ctx.random, format.idPrefix),
       model: model.snapshot,
       createdSeconds: Math.floor(nowMs / 1000),
-      generated,
+      get generated() {
+        return generated();
+      },
+      opening: { inputTokens, toolCalls: cut ? answersWithTool(parsed.request, overrides) : generated().toolCalls.length > 0 },
       includeUsage: parsed.includeUsage,
       echo: body,
       stopSequenceReason: behaviour.messages_stop_reason ?? 'end_turn',
@@ -186,9 +196,11 @@ export function startTextCall(ctx: TextCallContext, format: TextFormat, body: Re
     behaviour,
     choice: chosen,
     frozen,
-    units: streamUnits(generated),
-    delivered: (sent) => delivered(generated, sent),
-    settle: (sent) => finish(tokenPoints(model, generated.inputTokens, delivered(generated, sent).outputTokens)),
+    get units() {
+      return streamUnits(generated());
+    },
+    delivered: (sent) => delivered(generated(), sent),
+    settle: (sent) => finish(tokenPoints(model, inputTokens, delivered(generated(), sent).outputTokens)),
     refundAll: () => finish(ZERO),
   };
 }

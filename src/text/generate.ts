@@ -31,13 +31,28 @@ export interface GenerationOverrides {
  */
 export function generate(request: TextRequest, overrides: GenerationOverrides = {}): Generated {
   if (overrides.chunks !== undefined) return replay(request, overrides.chunks, overrides);
-  const drafted = overrides.toolCalls !== undefined ? statedToolCalls(request, overrides.toolCalls) : draft(request, overrides);
+  const drafted = overrides.toolCalls !== undefined ? statedToolCalls(request, overrides.toolCalls, overrides) : draft(request, overrides);
   const fixed = overrides.text !== undefined || overrides.toolCalls !== undefined;
   const result = fixed && overrides.finish !== undefined ? { ...drafted, finish: overrides.finish, stopSequence: overrides.finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null } : drafted;
   const counted = result.toolCalls.length > 0 ? result.toolCalls.reduce((sum, call) => sum + call.tokens, 0) : result.pieces.length;
   const outputTokens = fixed && overrides.outputTokens !== undefined ? overrides.outputTokens : counted;
   return overrides.inputTokens === undefined ? { ...result, outputTokens } : { ...result, outputTokens, inputTokens: overrides.inputTokens };
 }
+
+/** The input tokens an answer reports: the stated ones, else the prompt's counted. */
+export const inputTokensOf = (request: Pick<TextRequest, 'prompt'>, overrides: GenerationOverrides): number => overrides.inputTokens ?? countInputTokens(request.prompt);
+
+/**
+ * Whether the freeze may be worked out before the answer is made: it covers the maximum, which cuts every answer
+ * but a recorded one (never cut), one with a stated `output_tokens` (charged as stated) and stated tool calls
+ * (their arguments are cut at the maximum, but each call's tokens round up).
+ */
+export const cutAtMaximum = (overrides: GenerationOverrides): boolean =>
+  overrides.chunks === undefined && overrides.toolCalls === undefined && !(overrides.text !== undefined && overrides.outputTokens !== undefined);
+
+/** Whether an answer cut at the maximum is tool calls (a forced tool's, unless the scenario fixed a text). */
+export const answersWithTool = (request: Pick<TextRequest, 'forcedTool'>, overrides: GenerationOverrides): boolean =>
+  request.forcedTool !== null && overrides.text === undefined;
 
 /** A tool call of `args` (its JSON): a stream unit per 4 characters. */
 const toolCallOf = (id: string | null, name: string, args: string): ToolCallOut => ({ id, name, arguments: args, tokens: Math.ceil(args.length / 4) });
@@ -46,7 +61,7 @@ const toolCallOf = (id: string | null, name: string, args: string): ToolCallOut 
  * A scenario's tool calls, in order. Their arguments together are cut at the maximum (4 characters a token), as a
  * forced tool call's are: the call cut there ends the answer, `length`.
  */
-function statedToolCalls(request: TextRequest, stated: NonNullable<GenerationOverrides['toolCalls']>): Omit<Generated, 'outputTokens'> {
+function statedToolCalls(request: TextRequest, stated: NonNullable<GenerationOverrides['toolCalls']>, overrides: GenerationOverrides): Omit<Generated, 'outputTokens'> {
   let room = request.maxTokens * 4;
   const toolCalls: ToolCallOut[] = [];
   let cut = false;
@@ -60,7 +75,7 @@ function statedToolCalls(request: TextRequest, stated: NonNullable<GenerationOve
     toolCalls.push(toolCallOf(call.id ?? null, call.name, args));
     room -= args.length;
   }
-  return { pieces: [], finish: cut ? 'length' : 'tool_calls', stopSequence: null, toolCalls, inputTokens: countInputTokens(request.prompt) };
+  return { pieces: [], finish: cut ? 'length' : 'tool_calls', stopSequence: null, toolCalls, inputTokens: inputTokensOf(request, overrides) };
 }
 
 /**
@@ -75,7 +90,7 @@ function replay(request: TextRequest, chunks: string[], overrides: GenerationOve
     finish,
     stopSequence: finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null,
     toolCalls: [],
-    inputTokens: overrides.inputTokens ?? countInputTokens(request.prompt),
+    inputTokens: inputTokensOf(request, overrides),
     outputTokens: overrides.outputTokens ?? chunks.length,
   };
 }
@@ -109,7 +124,7 @@ function toolOutput(calls: ToolCallOut[], sent: number): string {
 
 function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Generated, 'outputTokens'> {
   const random = createRandom(JSON.stringify([request.model, request.prompt, request.seed, request.responseFormat, request.forcedTool]));
-  const inputTokens = countInputTokens(request.prompt);
+  const inputTokens = inputTokensOf(request, overrides);
   // A fixed text is what the scenario asked for, even from a call that forces a tool.
   if (request.forcedTool && overrides.text === undefined) {
     // A tool call is output like any other: cut at the maximum (4 characters a token), it ends `length`, so the
