@@ -13,6 +13,8 @@ import type { CallRecordDeps } from './call-records.ts';
 import { requireObjectBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
 import type { Routes } from './route-table.ts';
+import { streamTurns } from './stream-turns.ts';
+import type { StreamTurns } from './stream-turns.ts';
 
 export interface TextRoutesDeps extends CallRecordDeps {
   contract: Contract;
@@ -28,6 +30,7 @@ export interface TextRoutesDeps extends CallRecordDeps {
  * @see reference "Text endpoints (synchronous)", "Streaming" and "Text billing"
  */
 export function textRoutes(deps: TextRoutesDeps, router: Routes): void {
+  const turns = streamTurns();
   const route = (format: TextFormat) => async (req: Request, res: Response) => {
     const raw = requireObjectBody(req);
     // An unknown model is 404 before the document's `model` enum would make it a parameter error.
@@ -45,7 +48,7 @@ export function textRoutes(deps: TextRoutesDeps, router: Routes): void {
       },
       settled: (details) => amendCall(deps, res, details),
     });
-    if (run.stream) await stream(deps, run, res);
+    if (run.stream) await stream(deps, turns, run, res);
     else res.json(await run.answer());
   };
   router.post('/chat/completions', route(chatFormat));
@@ -64,22 +67,23 @@ function answerDetails(choice: AnswerChoice | null): Pick<CallDetails, 'scenario
   return { scenario: choice.scenario.name, text_answer: { by, ...(choice.step !== null ? { answer: choice.step + 1 } : {}) } };
 }
 
-/** Tokens a stream writes in one turn (one write) when nothing paces it. */
+/** Tokens a stream writes at most in one write when nothing paces it (it yields the turn more often). */
 const SLICE_TOKENS = 100;
 
-async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Response): Promise<void> {
+async function stream(deps: Pick<TextRoutesDeps, 'clock'>, turns: StreamTurns, run: TextRun, res: Response): Promise<void> {
   let closed = false;
   res.once('close', () => {
     closed = !res.writableFinished;
   });
+  turns.began();
   // The first byte leaves as soon as the call is admitted, whatever the scenario's pacing: the headers go with
   // the first event (every format has at least one before its first token), written in the turn the call was
-  // admitted in. The rest goes a slice a turn, so that calls arriving together each send their first event
-  // before others write whole answers: the streams share the turns with the calls still being admitted.
+  // admitted in. The rest goes on in turns no other stream began in (stream-turns.ts), a slice a write: calls
+  // arriving together each send their first event before others write whole answers.
   res.writeHead(200, STREAM_HEADERS);
   let first = true;
-  // Events between two yields go out as one write: a socket write costs more than an event, and 200 streams
-  // writing token by token keep new calls waiting for their first byte.
+  // Events between two writes go out as one: a socket write costs more than an event, and 200 streams writing
+  // token by token (or a few dozen at a time) kept new calls waiting for their first byte.
   let batch = '';
   let batchTokens = 0;
   let sent = 0;
@@ -93,9 +97,10 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
   };
   for (const step of run.steps()) {
     if (step.type === 'pause') {
-      await flush();
+      // A paced pause sends what came before it first; a turn's yield only a whole slice.
+      if (step.ms > 0 || batchTokens >= SLICE_TOKENS) await flush();
       if (closed) break;
-      await deps.clock.wait(step.ms);
+      await (step.ms > 0 ? deps.clock.wait(step.ms) : turns.next());
       continue;
     }
     if (closed) break;
@@ -109,10 +114,10 @@ async function stream(deps: Pick<TextRoutesDeps, 'clock'>, run: TextRun, res: Re
     }
     batch += step.text;
     batchTokens += step.tokens;
-    if (first || batchTokens >= SLICE_TOKENS) {
+    if (first) {
       first = false;
       await flush();
-      await deps.clock.wait(0);
+      await turns.next();
     }
   }
   if (!closed) await flush();

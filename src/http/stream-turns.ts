@@ -1,0 +1,48 @@
+/**
+ * The turns a server's streams share: past its first event, a stream goes on in a turn in which no other stream
+ * began, so that calls arriving together (200 at once, say) each get their first byte before the streams already
+ * running write the rest of theirs. A stream waits at most `MAX_DEFERRED` turns: calls that keep arriving slow
+ * the running streams down, never stop them.
+ */
+export interface StreamTurns {
+  /** A stream began in this turn. */
+  began(): void;
+  /** Resolves in the next turn no stream began in, or after `MAX_DEFERRED` turns that each saw one begin. */
+  next(): Promise<void>;
+}
+
+const MAX_DEFERRED = 8;
+
+export function streamTurns(): StreamTurns {
+  let began = 0;
+  let deferred = 0;
+  let waiting: (() => void)[] = [];
+  let ticking = false;
+  const tick = (): void => {
+    if (began > 0 && deferred < MAX_DEFERRED) {
+      began = 0;
+      deferred += 1;
+      setImmediate(tick);
+      return;
+    }
+    began = 0;
+    deferred = 0;
+    ticking = false;
+    const released = waiting;
+    waiting = [];
+    for (const resolve of released) resolve();
+  };
+  return {
+    began: () => {
+      began += 1;
+    },
+    next: () =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        if (ticking) return;
+        ticking = true;
+        // setImmediate: after the poll phase, which is where the next requests are read and admitted.
+        setImmediate(tick);
+      }),
+  };
+}
