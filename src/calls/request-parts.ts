@@ -37,10 +37,34 @@ export function recordedHeaders(headers: Readonly<Record<string, string | string
     if (value === undefined) continue;
     if (++count > MOST_HEADERS) break;
     const text = (Array.isArray(value) ? value.join(', ') : value).slice(0, MOST_HEADER_CHARS);
-    kept[name] = isSecretHeader(name) ? REDACTED : redactSecrets(text).text;
+    kept[name] = secretName(name) ? REDACTED : maskedValue(text);
   }
   return kept;
 }
+
+/**
+ * The masking of header names and values seen before: a client sends the same Host, User-Agent, Accept and
+ * SDK headers with every request, and the secret patterns over each value were a tenth of a GET's record. Pure
+ * functions of their text, each kept for at most MEMO_SIZE texts (forgotten all at once when full).
+ */
+const MEMO_SIZE = 512;
+const MEMO_CHARS = 256;
+
+function memo<T>(work: (text: string) => T): (text: string) => T {
+  let seen = new Map<string, T>();
+  return (text) => {
+    if (text.length > MEMO_CHARS) return work(text);
+    const known = seen.get(text);
+    if (known !== undefined) return known;
+    const made = work(text);
+    if (seen.size >= MEMO_SIZE) seen = new Map();
+    seen.set(text, made);
+    return made;
+  };
+}
+
+const secretName = memo(isSecretHeader);
+const maskedValue = memo((text) => redactSecrets(text).text);
 
 /**
  * The message and field details of an error answer's JSON body, in any of the three shapes
