@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Where a group of routes is added (src/app.ts: the /v1 `routeTable`). */
 export interface Routes {
@@ -133,3 +133,52 @@ export function dispatch(
     });
   };
 }
+
+/**
+ * Requests whose path begins with `prefix/` go to `handler` as if it were mounted there, past the app's router:
+ * the same request and response objects (Express's prototypes, `req.originalUrl`, `req.baseUrl`, the path
+ * relative to the mount point), `first` before it, as the app's first layer, and an error to `onError`, the
+ * app's last. The app router's `handle` and `next` and a layer match per mount point were a tenth of a
+ * `GET /v1/tasks/{id}`. Any other request, a target in absolute form (`http://host/v1/…`) included, goes through
+ * the app as before.
+ */
+export function mountedStraight(app: Express, prefix: string, first: RequestHandler, handler: RequestHandler, onError: ErrorRequestHandler): void {
+  // Express calls `app.handle` for every request (the app function is a call of it), and types it not.
+  const handled = app as Express & { handle: AppHandle };
+  const viaApp = handled.handle.bind(app);
+  const start = `${prefix}/`;
+  const failed = (req: Request, res: Response) => (err: unknown) => onError(err, req, res, () => undefined);
+  handled.handle = (req, res, callback) => {
+    const url = req.url;
+    if (callback !== undefined || !url.startsWith(start)) {
+      viaApp(req, res, callback);
+      return;
+    }
+    // As Express's app.handle and its router's mount of `prefix` leave them.
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals ??= Object.create(null) as Record<string, unknown>;
+    req.originalUrl ??= url;
+    req.baseUrl = '';
+    const fail = failed(req, res);
+    const run = (step: RequestHandler, then: () => void): void => {
+      try {
+        const result: unknown = step(req, res, (err?: unknown) => (err !== undefined && err !== null && err !== false ? fail(err) : then()));
+        if (result instanceof Promise) result.catch((reason: unknown) => fail(reason ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        fail(thrown);
+      }
+    };
+    // Nothing under the prefix is answered by a later layer of the app: a request the handler passes on is an
+    // unknown path (the handler's own `unrouted` answers every one it has no route for).
+    run(first, () => {
+      req.baseUrl = prefix;
+      req.url = url.slice(prefix.length);
+      run(handler, () => fail(new Error(`no answer for ${req.method} ${req.originalUrl}`)));
+    });
+  };
+}
+
+type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
