@@ -44,3 +44,19 @@ it('never holds a stream for more than eight turns, however many streams keep be
   expect(waited).toBeGreaterThanOrEqual(8);
   expect(waited).toBeLessThanOrEqual(11);
 });
+
+it('lets a few streams go on in a quiet turn, the longest waiting first, and the rest in the turns after', async () => {
+  const turns = streamTurns();
+  const released: [stream: number, turn: number][] = [];
+  let turn = 0;
+  const all = Array.from({ length: 10 }, (_, stream) => turns.next().then(() => released.push([stream, turn])));
+  await turnsUntil(Promise.all(all).then(() => undefined), () => {
+    turn += 1;
+  });
+  expect(released.map(([stream]) => stream)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  // Never all ten in the same turn: at most a few at a time.
+  const perTurn = new Map<number, number>();
+  for (const [, at] of released) perTurn.set(at, (perTurn.get(at) ?? 0) + 1);
+  expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(4);
+  expect(perTurn.size).toBeGreaterThanOrEqual(3);
+});
