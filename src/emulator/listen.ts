@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { RequestListener, Server } from 'node:http';
 import { START_DEFAULTS } from '../defaults/index.ts';
-import { refusals } from '../http/index.ts';
+import { expressBorn, refusals } from '../http/index.ts';
 import { createLimitedServer, followRequests } from '../server/index.ts';
 import type { ServerLimits } from '../server/index.ts';
 import type { Host } from './host.ts';
@@ -24,7 +24,7 @@ export function listenerOf(host: Host, app: RequestListener, limits: ServerLimit
       // in the default world: no key has said which world they are for.
       const { random, clock, db } = defaultWorld();
       const refuse = refusals({ random, clock, db, logger: host.logger });
-      const server = createLimitedServer(app, limits, { warn: host.warn, refuse });
+      const server = createLimitedServer(app, limits, { warn: host.warn, refuse, classes: expressBorn(defaultWorld().app) });
       closeServer = followRequests(server);
       listener.server = server;
       return new Promise((resolve, reject) => {

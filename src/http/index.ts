@@ -28,5 +28,5 @@ export { requestSigning, rateLimit, modelPermission } from './key-checks.ts';
 export { answerEnded } from './request-log.ts';
 export { documentedMethods, exceptOptions, optionsTo, ROUTING, series } from './routing.ts';
 export type { AllowedMethods } from './routing.ts';
-export { dispatch, mountedStraight, routeTable } from './route-table.ts';
+export { dispatch, expressBorn, mountedStraight, routeTable } from './route-table.ts';
 export type { Routes } from './route-table.ts';

@@ -1,3 +1,4 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Where a group of routes is added (src/app.ts: the /v1 `routeTable`). */
@@ -157,8 +158,9 @@ export function mountedStraight(app: Express, prefix: string, first: RequestHand
     // As Express's app.handle and its router's mount of `prefix` leave them.
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    // Born with them on the server `expressBorn` made; a prototype changed per request costs more than the rest here.
+    if (!Object.prototype.isPrototypeOf.call(app.request, req)) Object.setPrototypeOf(req, app.request);
+    if (!Object.prototype.isPrototypeOf.call(app.response, res)) Object.setPrototypeOf(res, app.response);
     res.locals ??= Object.create(null) as Record<string, unknown>;
     req.originalUrl ??= url;
     req.baseUrl = '';
@@ -182,3 +184,16 @@ export function mountedStraight(app: Express, prefix: string, first: RequestHand
 }
 
 type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
+
+/**
+ * Node's request and response classes for a server of `app`: their objects are born with the app's Express
+ * prototypes (a subclass of node's own, whose prototype is the app's), so `mountedStraight` need not change them.
+ * A request another app takes (a session's world) has them changed as Express always does.
+ */
+export function expressBorn(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
+}

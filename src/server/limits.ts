@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
 import { answerClientErrors } from './client-errors.ts';
 import type { ClientRefusal, RefusalAnswer } from './client-errors.ts';
@@ -73,13 +74,16 @@ export interface LimitedServerOptions {
    * status line; see `answerClientErrors`.
    */
   refuse?: (refusal: ClientRefusal) => RefusalAnswer;
+  /** The classes of the server's requests and responses (node's own when not given). */
+  classes?: { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
 }
 
 /** A node HTTP server for `app` with these limits. */
 export function createLimitedServer(app: RequestListener, limits: ServerLimits, options: LimitedServerOptions = {}): Server {
-  const { warn, refuse } = options;
+  const { warn, refuse, classes } = options;
   const server = createServer(
     {
+      ...classes,
       maxHeaderSize: limits.maxHeaderBytes,
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
