@@ -16,9 +16,9 @@ export interface StreamTurns {
 
 const MAX_DEFERRED = 8;
 /**
- * Streams let go on in one quiet turn, the longest waiting first: each writes up to a slice (some 0.2 ms), so a
- * call arriving meanwhile waits for a few of them, not for a slice of every stream running (100 streams: 20 ms
- * and more, which was the last first bytes' wait).
+ * Streams let go on in one quiet turn, the longest waiting first: each writes up to a slice (a few tenths of a
+ * millisecond), so a call arriving meanwhile waits for a few of them, not for a slice of every stream running (100
+ * streams: 20 ms and more, which was the last first bytes' wait).
  */
 const RELEASED_PER_TURN = 3;
 

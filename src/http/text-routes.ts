@@ -67,8 +67,11 @@ function answerDetails(choice: AnswerChoice | null): Pick<CallDetails, 'scenario
   return { scenario: choice.scenario.name, text_answer: { by, ...(choice.step !== null ? { answer: choice.step + 1 } : {}) } };
 }
 
-/** Tokens a stream writes at most in one write when nothing paces it (it yields the turn more often). */
-const SLICE_TOKENS = 100;
+/**
+ * Tokens a stream writes at most in one write when nothing paces it (it yields the turn more often). With 100 and
+ * with 600, 200 streams' first bytes came later (paired rounds): more writes, or a longer wait for the calls arriving.
+ */
+const SLICE_TOKENS = 250;
 
 async function stream(deps: Pick<TextRoutesDeps, 'clock'>, turns: StreamTurns, run: TextRun, res: Response): Promise<void> {
   let closed = false;
