@@ -186,14 +186,18 @@ export function mountedStraight(app: Express, prefix: string, first: RequestHand
 type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
 
 /**
- * Node's request and response classes for a server of `app`: their objects are born with the app's Express
- * prototypes (a subclass of node's own, whose prototype is the app's), so `mountedStraight` need not change them.
- * A request another app takes (a session's world) has them changed as Express always does.
+ * Node's request and response constructors for a server of `app`: their objects are born with the app's Express
+ * prototypes, so neither `mountedStraight` nor Express's own `handle` changes them (setting the prototype an
+ * object already has changes nothing). Node's own constructors are plain functions, called here on the new object.
  */
 export function expressBorn(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
-  class AppRequest extends IncomingMessage {}
-  class AppResponse extends ServerResponse {}
-  Object.setPrototypeOf(AppRequest.prototype, app.request);
-  Object.setPrototypeOf(AppResponse.prototype, app.response);
-  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
+  function AppRequest(this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>): void {
+    Reflect.apply(IncomingMessage, this, args);
+  }
+  function AppResponse(this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>): void {
+    Reflect.apply(ServerResponse, this, args);
+  }
+  AppRequest.prototype = app.request;
+  AppResponse.prototype = app.response;
+  return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
 }
