@@ -18,7 +18,8 @@ export function frontOf(defaultWorld: () => World, sessions: Sessions, mainToken
     const token = bearerToken(req.headers.authorization);
     if (url.startsWith('/v1/')) {
       const key = token ?? (url.startsWith('/v1/messages') ? headerOf(req, 'x-api-key') : undefined);
-      return key === undefined || defaultWorld().db.keys.get(key) ? null : sessions.forKey(key);
+      // Peeked (the stored key as parsed once per change), not read: every /v1 request asks while sessions exist.
+      return key === undefined || defaultWorld().db.keys.peek(key) ? null : sessions.forKey(key);
     }
     if (url.startsWith('/_emulator/')) {
       if (token === undefined) return null;

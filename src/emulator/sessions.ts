@@ -167,10 +167,10 @@ export function createSessions(deps: SessionsDeps): Sessions {
     }),
     forKey(key) {
       const known = keyIndex.get(key);
-      if (known && known.world.db.keys.get(key)) return known;
+      if (known && known.world.db.keys.peek(key)) return known;
       keyIndex.delete(key);
       for (const s of live.values()) {
-        if (s.world.db.keys.get(key)) {
+        if (s.world.db.keys.peek(key)) {
           keyIndex.set(key, s);
           return s;
         }
