@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { runStep } from './routing.ts';
 
 /** Where a group of routes is added (src/app.ts: the /v1 `routeTable`). */
 export interface Routes {
@@ -102,22 +103,9 @@ export function dispatch(
       if (onError) onError(err, req, res, next);
       else next(err);
     };
-    const isError = (err: unknown): boolean => err !== undefined && err !== null && err !== false;
     // A route that calls `next()` hands the request on to `unrouted`, and `unrouted` to what follows the mount point.
-    const run = (handler: RequestHandler, then: () => void): void => {
-      try {
-        const result: unknown = handler(req, res, (err?: unknown) => (isError(err) ? fail(err) : then()));
-        if (result instanceof Promise) result.catch((reason: unknown) => fail(reason ?? new Error('Rejected promise')));
-      } catch (thrown) {
-        fail(thrown);
-      }
-    };
-    const notRouted = (): void => run(unrouted, () => next());
-    checks(req, res, (err?: unknown) => {
-      if (isError(err)) {
-        fail(err);
-        return;
-      }
+    const notRouted = (): void => runStep(unrouted, req, res, fail, () => next());
+    runStep(checks, req, res, fail, () => {
       let found: ReturnType<typeof table.match>;
       try {
         found = table.match(req.method, req.path);
@@ -130,7 +118,7 @@ export function dispatch(
         return;
       }
       req.params = found.params;
-      run(found.handler, notRouted);
+      runStep(found.handler, req, res, fail, notRouted);
     });
   };
 }
@@ -165,20 +153,12 @@ export function mountedStraight(app: Express, prefix: string, first: RequestHand
     req.originalUrl ??= url;
     req.baseUrl = '';
     const fail = failed(req, res);
-    const run = (step: RequestHandler, then: () => void): void => {
-      try {
-        const result: unknown = step(req, res, (err?: unknown) => (err !== undefined && err !== null && err !== false ? fail(err) : then()));
-        if (result instanceof Promise) result.catch((reason: unknown) => fail(reason ?? new Error('Rejected promise')));
-      } catch (thrown) {
-        fail(thrown);
-      }
-    };
     // Nothing under the prefix is answered by a later layer of the app: a request the handler passes on is an
     // unknown path (the handler's own `unrouted` answers every one it has no route for).
-    run(first, () => {
+    runStep(first, req, res, fail, () => {
       req.baseUrl = prefix;
       req.url = url.slice(prefix.length);
-      run(handler, () => fail(new Error(`no answer for ${req.method} ${req.originalUrl}`)));
+      runStep(handler, req, res, fail, () => fail(new Error(`no answer for ${req.method} ${req.originalUrl}`)));
     });
   };
 }

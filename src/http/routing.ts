@@ -1,4 +1,4 @@
-import type { RequestHandler, RouterOptions } from 'express';
+import type { Request, RequestHandler, Response, RouterOptions } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
 /**
@@ -80,6 +80,21 @@ export function exceptOptions(handler: RequestHandler): RequestHandler {
   return (req, res, next) => (req.method === 'OPTIONS' ? next() : handler(req, res, next));
 }
 
+const isError = (err: unknown): boolean => err !== undefined && err !== null && err !== false;
+
+/**
+ * Runs `step` as Express 5 runs a handler: its `next(err)`, a throw or a rejected promise (Express 5 takes a
+ * handler's promise) go to `fail`; its `next()` to `then`.
+ */
+export function runStep(step: RequestHandler, req: Request, res: Response, fail: (err: unknown) => void, then: () => void): void {
+  try {
+    const result: unknown = step(req, res, (err?: unknown) => (isError(err) ? fail(err) : then()));
+    if (result instanceof Promise) result.catch((reason: unknown) => fail(reason ?? new Error('Rejected promise')));
+  } catch (thrown) {
+    fail(thrown);
+  }
+}
+
 /**
  * The handlers one after another, as one handler: what a router does with a list of `use` layers, without a
  * layer's match and bookkeeping per step (every /v1 request passes all its checks). A handler that throws, or
@@ -88,23 +103,10 @@ export function exceptOptions(handler: RequestHandler): RequestHandler {
 export function series(...handlers: RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     let at = 0;
-    const step = (err?: unknown): void => {
-      if (err !== undefined && err !== null && err !== false) {
-        next(err);
-        return;
-      }
+    const step = (): void => {
       const handler = handlers[at++];
-      if (handler === undefined) {
-        next();
-        return;
-      }
-      try {
-        const result: unknown = handler(req, res, step);
-        // As Express 5 does with a handler that returns a promise: its rejection is the request's error.
-        if (result instanceof Promise) result.catch((reason: unknown) => next(reason ?? new Error('rejected')));
-      } catch (thrown) {
-        next(thrown);
-      }
+      if (handler === undefined) next();
+      else runStep(handler, req, res, next, step);
     };
     step();
   };
