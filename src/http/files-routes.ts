@@ -71,7 +71,6 @@ export function uploadRoutes(deps: FilesRoutesDeps, router: Routes): void {
       ),
     );
   });
-
 }
 
 /**

@@ -28,5 +28,6 @@ export { requestSigning, rateLimit, modelPermission } from './key-checks.ts';
 export { answerEnded } from './request-log.ts';
 export { documentedMethods, exceptOptions, optionsTo, ROUTING, series } from './routing.ts';
 export type { AllowedMethods } from './routing.ts';
-export { dispatch, expressBorn, mountedStraight, routeTable } from './route-table.ts';
+export { dispatch, routeTable } from './route-table.ts';
+export { expressBorn, mountedStraight } from './straight-mount.ts';
 export type { Routes } from './route-table.ts';

@@ -16,7 +16,7 @@ export interface TasksRoutesDeps extends CallRecordDeps {
 }
 
 /**
- * The task routes, added to `router` (the /v1 router itself: a router of their own was one more to pass through).
+ * The task routes, added to `router` (the /v1 route table, src/app.ts).
  * @see reference "POST /v1/tasks", "GET /v1/tasks/{id}", "GET /v1/tasks (list)", "POST /v1/tasks/{id}/cancel"
  */
 export function tasksRoutes(deps: TasksRoutesDeps, router: Routes): void {
@@ -59,5 +59,4 @@ export function tasksRoutes(deps: TasksRoutesDeps, router: Routes): void {
     noteTask(res, task);
     sendJson(res, task);
   });
-
 }

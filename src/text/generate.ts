@@ -36,7 +36,7 @@ export function generate(request: TextRequest, overrides: GenerationOverrides = 
   const result = fixed && overrides.finish !== undefined ? { ...drafted, finish: overrides.finish, stopSequence: overrides.finish === 'stop_sequence' ? (overrides.stopSequence ?? null) : null } : drafted;
   const counted = result.toolCalls.length > 0 ? result.toolCalls.reduce((sum, call) => sum + call.tokens, 0) : result.pieces.length;
   const outputTokens = fixed && overrides.outputTokens !== undefined ? overrides.outputTokens : counted;
-  return overrides.inputTokens === undefined ? { ...result, outputTokens } : { ...result, outputTokens, inputTokens: overrides.inputTokens };
+  return { ...result, outputTokens };
 }
 
 /** The input tokens an answer reports: the stated ones, else the prompt's counted. */
@@ -50,7 +50,10 @@ export const inputTokensOf = (request: Pick<TextRequest, 'prompt'>, overrides: G
 export const cutAtMaximum = (overrides: GenerationOverrides): boolean =>
   overrides.chunks === undefined && overrides.toolCalls === undefined && !(overrides.text !== undefined && overrides.outputTokens !== undefined);
 
-/** Whether an answer cut at the maximum is tool calls (a forced tool's, unless the scenario fixed a text). */
+/**
+ * Whether a drafted answer is a tool call: a forced tool's, unless the scenario fixed a text. `draft` makes it so,
+ * and a stream's first event says it before the answer is made.
+ */
 export const answersWithTool = (request: Pick<TextRequest, 'forcedTool'>, overrides: GenerationOverrides): boolean =>
   request.forcedTool !== null && overrides.text === undefined;
 
@@ -126,7 +129,7 @@ function draft(request: TextRequest, overrides: GenerationOverrides): Omit<Gener
   const random = createRandom(JSON.stringify([request.model, request.prompt, request.seed, request.responseFormat, request.forcedTool]));
   const inputTokens = inputTokensOf(request, overrides);
   // A fixed text is what the scenario asked for, even from a call that forces a tool.
-  if (request.forcedTool && overrides.text === undefined) {
+  if (request.forcedTool && answersWithTool(request, overrides)) {
     // A tool call is output like any other: cut at the maximum (4 characters a token), it ends `length`, so the
     // freeze's maximum always covers what is charged.
     const args = JSON.stringify(sampleJson(request.forcedTool.parameters, random));
