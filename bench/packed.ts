@@ -46,7 +46,7 @@ export async function buildPackedCopy(): Promise<PackedCopy> {
     }
     const buildMs = performance.now() - started;
     const index = join(copy, 'dist', 'index.js');
-    if (!existsSync(join(copy, 'dist', 'cli', 'main.js')) || !existsSync(index)) throw new Error(`npm run build left no dist/: ${buildWarning}`);
+    if (!existsSync(join(copy, 'dist', 'command', 'main.js')) || !existsSync(index)) throw new Error(`npm run build left no dist/: ${buildWarning}`);
     await rm(join(copy, 'src'), { recursive: true, force: true });
     return { bin: join(copy, 'bin', 'svc-emulator.js'), index, scratch: join(dir, 'scratch'), buildMs, buildWarning, remove };
   } catch (err) {

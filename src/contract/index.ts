@@ -21,7 +21,7 @@ export { loadDocument, derefSchema, resolvePointer } from './documents.ts';
 export { createAjv } from './ajv.ts';
 export { readTaskModels } from './task-models.ts';
 export { coerceNumbers } from './normalize.ts';
-export { parseYaml } from './yaml.ts';
+export { parseYaml, yamlModule } from './yaml.ts';
 
 /**
  * The OpenAPI documents, loaded once at start-up and compiled into validators. Handlers ask the contract to

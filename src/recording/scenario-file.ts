@@ -1,4 +1,4 @@
-import { Document } from 'yaml';
+import { yamlModule } from '../contract/index.ts';
 import type { Scenario } from '../scenarios/index.ts';
 
 /**
@@ -40,7 +40,7 @@ export const recordedTextScenario = (fingerprint: string): string => scenarioNam
 
 /** A scenario file's text: a comment at the top, then the scenarios (YAML, as `scenarios/*.yaml`). */
 export function scenarioFileText(comment: string, scenarios: ScenarioEntry[]): string {
-  const document = new Document({ scenarios }, { aliasDuplicateObjects: false });
+  const document = new (yamlModule().Document)({ scenarios }, { aliasDuplicateObjects: false });
   document.commentBefore = comment
     .split('\n')
     .map((line) => (line === '' ? '' : ` ${line}`))

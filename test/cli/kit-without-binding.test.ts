@@ -3,19 +3,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildSync } from 'esbuild';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/index.ts';
 import type { Emulator } from '../../src/index.ts';
 import { busier } from '../support/busy.ts';
-import { CHECKOUT_BIN } from '../support/cli-build.ts';
+import { CHECKOUT_BIN, cliBin } from '../support/cli-build.ts';
+import { chain, loaded } from '../support/import-graph.ts';
 
 // The contract-test kit (conformance, proxy, recording, parity, observed, and the commands conformance, proxy,
 // verdict and receive) must load and run where the store's native binding cannot. The commands run here as a
 // checkout runs them (bin/svc-emulator.js, src/ module by module, as the package's dist/ is), under a hook that
 // makes resolving `libsql` or `@libsql/*` fail; the emulator they talk to runs in this process, with its binding.
-// test/support/cli-build.ts's bundle cannot stand in: it keeps libsql a top-level import of its one file.
+// They run again as the package runs them, from dist/command/ (test/support/cli-build.ts's layout, bundled by the
+// package's recipe): there libsql must stay in the store's chunk, which none of these commands loads.
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ADMIN = 'kit-admin';
@@ -70,9 +71,9 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-/** `svc-emulator ARGS` from the checkout with libsql unresolvable. */
-function withoutBinding(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, CHECKOUT_BIN, ...args], { cwd: ROOT, stdio: 'pipe' });
+/** `svc-emulator ARGS` from `bin` with libsql unresolvable. */
+function withoutBinding(bin: string, args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, bin, ...args], { cwd: ROOT, stdio: 'pipe' });
   children.push(child);
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -94,20 +95,30 @@ function withoutBinding(args: string[]): Run {
   return { child, output: () => text, printed, exited };
 }
 
-async function toEnd(args: string[]): Promise<{ code: number | null; output: string }> {
-  const run = withoutBinding(args);
+async function toEnd(bin: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  const run = withoutBinding(bin, args);
   return { code: await run.exited, output: run.output() };
 }
 
-describe('with the native binding unavailable', { timeout: 60_000 * busier }, () => {
+const COMMANDS_RUN = [
+  { from: 'the checkout’s sources', bin: (): string => CHECKOUT_BIN },
+  { from: 'the package’s bundle', bin: cliBin },
+];
+
+describe.each(COMMANDS_RUN)('with the native binding unavailable, from $from', { timeout: 60_000 * busier }, ({ bin: binOf }) => {
+  let bin: string;
+  beforeAll(() => {
+    bin = binOf();
+  });
+
   it('the hook holds: a command that opens the store cannot load', async () => {
-    const run = await toEnd(['store', '--help']);
+    const run = await toEnd(bin, ['store', '--help']);
     expect(run.code).not.toBe(0);
     expect(run.output).toContain(BLOCKED);
   });
 
   it('conformance, proxy, verdict and receive print their help', async () => {
-    const runs = await Promise.all(['conformance', 'proxy', 'verdict', 'receive'].map((command) => toEnd([command, '--help'])));
+    const runs = await Promise.all(['conformance', 'proxy', 'verdict', 'receive'].map((command) => toEnd(bin, [command, '--help'])));
     for (const [i, command] of ['conformance', 'proxy', 'verdict', 'receive'].entries()) {
       expect(runs[i]?.code, runs[i]?.output).toBe(0);
       expect(runs[i]?.output).toContain(`Usage: svc-emulator ${command}`);
@@ -115,21 +126,21 @@ describe('with the native binding unavailable', { timeout: 60_000 * busier }, ()
   });
 
   it('conformance runs a check against an emulator', async () => {
-    const run = await toEnd(['conformance', '--base-url', base, '--api-key', DEMO_KEY, '--only', 'wire.auth.missing-key', '--fail-on-skip']);
+    const run = await toEnd(bin, ['conformance', '--base-url', base, '--api-key', DEMO_KEY, '--only', 'wire.auth.missing-key', '--fail-on-skip']);
     expect(run.output).not.toContain(BLOCKED);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/wire\.auth\.missing-key/);
   });
 
   it('verdict judges the emulator’s client log', async () => {
-    const run = await toEnd(['verdict', '--base-url', base, '--admin-token', ADMIN]);
+    const run = await toEnd(bin, ['verdict', '--base-url', base, '--admin-token', ADMIN]);
     expect(run.output).not.toContain(BLOCKED);
     expect([0, 1], run.output).toContain(run.code);
     expect(run.output).toMatch(/idempoten|retr|poll/i);
   });
 
   it('proxy forwards a request to the emulator and checks its answer', async () => {
-    const proxy = withoutBinding(['proxy', '--upstream', base, '--port', '0']);
+    const proxy = withoutBinding(bin, ['proxy', '--upstream', base, '--port', '0']);
     const [, url] = await proxy.printed(/listening on (http:\/\/\S+)/);
     const res = await fetch(`${url}/v1/tasks/task_nope`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
     expect(res.status).toBe(404);
@@ -141,7 +152,7 @@ describe('with the native binding unavailable', { timeout: 60_000 * busier }, ()
 
   it('receive verifies and accepts a signed callback', async () => {
     const secret = `whsec_${Buffer.from('kit-without-binding-secret-bytes').toString('base64')}`;
-    const receiver = withoutBinding(['receive', '--port', '0', '--secret', secret]);
+    const receiver = withoutBinding(bin, ['receive', '--port', '0', '--secret', secret]);
     const [, url] = await receiver.printed(/listening on (http:\/\/\S+)/);
     const body = JSON.stringify({ type: 'task.succeeded', data: { id: 'task_kit' } });
     const at = new Date();
@@ -158,40 +169,6 @@ describe('with the native binding unavailable', { timeout: 60_000 * busier }, ()
     expect(receiver.output()).not.toContain(BLOCKED);
   });
 });
-
-/** Every module `entry` loads, by esbuild's metafile: static imports, and dynamic ones too when `dynamic`. */
-function loaded(entry: string, dynamic: boolean): Map<string, string | null> {
-  const { metafile } = buildSync({
-    entryPoints: [entry],
-    absWorkingDir: ROOT,
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    external: ['libsql', '@libsql/*'],
-    tsconfig: join(ROOT, 'tsconfig.json'),
-    outdir: join(ROOT, 'node_modules/.cache/kit-graph'),
-    logLevel: 'silent',
-  });
-  const from = new Map<string, string | null>([[entry, null]]);
-  const queue = [entry];
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    for (const { path, kind } of metafile.inputs[file]?.imports ?? []) {
-      if ((kind === 'dynamic-import' && !dynamic) || from.has(path)) continue;
-      from.set(path, file);
-      queue.push(path);
-    }
-  }
-  return from;
-}
-
-/** The chain of imports from the entry to `module`. */
-const chain = (from: Map<string, string | null>, module: string): string => {
-  const steps: string[] = [];
-  for (let at: string | null | undefined = module; at; at = from.get(at)) steps.unshift(at);
-  return steps.join(' -> ');
-};
 
 describe('the import graph', () => {
   // The kit's folders and commands, with everything they import, lazily or not; the CLI's entry statically only

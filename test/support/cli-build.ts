@@ -1,22 +1,16 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { buildSync, version } from 'esbuild';
+import { join, relative } from 'node:path';
+import { bundleCommand, RECIPE } from '../../scripts/bundle-command.mjs';
 
 // The `svc-emulator` command the tests start in child processes. A checkout runs bin/svc-emulator.js, which loads
 // src/ through tsx: tsx's loader hooks resolve and transpile each of some 300 modules on every start, about half
-// of a start's CPU time. The tests run the same command laid out as the installed package is: bin/svc-emulator.js
-// as it is (it takes its dist/ branch), and the package's folders (openapi, fixtures, scenarios, ui) and
-// node_modules linked, so every path a module finds from its own place is the one it finds in the checkout. Its
-// dist/cli/main.js is src/ bundled by esbuild (same esbuild, tsconfig and target as tsx) with the packages it
-// imports: Node's loader took a fifth of a start's CPU time resolving and linking some 230 modules of src/ one by
-// one, and a third of what was left finding and compiling express's, body-parser's and yaml's files. libsql stays
-// an import, found from the layout as from the package (its native binding is found from its own place). Each
-// module of src/ keeps its own `import.meta.url` (the place it would have in dist/), so the folders it finds from
-// there, and what it resolves from there, are the ones it finds unbundled; the modules run in the same order, and
-// those the command imports lazily are still evaluated only when imported.
+// of a start's CPU time. The tests run the command as the installed package has it: bin/svc-emulator.js as it is
+// (it takes its dist/ branch), dist/command/ bundled from src/ by the package's own recipe
+// (scripts/bundle-command.mjs, which `npm run build` runs on tsc's dist/), and the package's folders (openapi,
+// fixtures, scenarios, ui) and node_modules linked, so every path a module finds from its own place is the one it
+// finds in the checkout.
 // The layout is made once for the sources as they are (its name is their hash: an edit makes a new one, never a
 // stale one), in node_modules/.cache/svc-emulator-cli/. The checkout's own command, through npx, npm start and
 // tsx, is test/cli/launcher.test.ts's and the first test of test/cli/start.test.ts's; SVC_TEST_CLI=checkout runs
@@ -29,39 +23,6 @@ export const CHECKOUT_BIN = join(ROOT, 'bin/svc-emulator.js');
 
 /** What the layout holds besides dist/: linked, so the command reads the checkout's own files. */
 const LINKED = ['openapi', 'fixtures', 'scenarios', 'ui', 'package.json', 'node_modules'];
-
-/** The packages left as imports: a native binding, found from the package's own place. */
-const EXTERNAL = ['libsql'];
-
-/** Changing how the layout is made changes this, and so the layout's name. */
-const RECIPE = `esbuild ${version} bundle of src/cli/main.ts (node${process.versions.node}, esm, keepNames, packages bundled but ${EXTERNAL.join(', ')}), import.meta.url per module; v3`;
-
-/**
- * Bundles `src` into `<dist>/cli/main.js`, the layout's being `layoutDist` once in place. The modules are staged
- * first with each `import.meta.url` written as the URL the module would have in dist/.
- */
-function bundle(src: string, stage: string, dist: string, layoutDist: string, modules: string[]): void {
-  for (const module of modules) {
-    const rel = relative(src, module);
-    const url = pathToFileURL(join(layoutDist, rel.replace(/\.ts$/, '.js'))).href;
-    mkdirSync(dirname(join(stage, rel)), { recursive: true });
-    writeFileSync(join(stage, rel), readFileSync(module, 'utf8').replaceAll('import.meta.url', JSON.stringify(url)));
-  }
-  buildSync({
-    entryPoints: [join(stage, 'cli/main.ts')],
-    outfile: join(dist, 'cli/main.js'),
-    bundle: true,
-    external: EXTERNAL,
-    // The packages written as CommonJS require Node's own modules: a require of the bundle's place answers them.
-    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
-    tsconfig: join(ROOT, 'tsconfig.json'),
-    format: 'esm',
-    platform: 'node',
-    target: `node${process.versions.node}`,
-    keepNames: true,
-    logLevel: 'error',
-  });
-}
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -83,7 +44,8 @@ function layout(): string {
   const src = join(ROOT, 'src');
   const files = sources(src);
   const bin = join(ROOT, 'bin/svc-emulator.js');
-  const dir = join(home(), hashOf([...files, bin]));
+  // The recipe's own file too: a change to how the bundle is made makes a new layout.
+  const dir = join(home(), hashOf([...files, bin, join(ROOT, 'scripts/bundle-command.mjs')]));
   if (existsSync(join(dir, 'bin/svc-emulator.js'))) {
     // Used now: kept by prune() for another day.
     const now = new Date();
@@ -109,9 +71,7 @@ function layout(): string {
   try {
     if (existsSync(join(dir, 'bin/svc-emulator.js'))) return dir;
     mkdirSync(join(aside, 'bin'), { recursive: true });
-    const modules = files.filter((file) => file.endsWith('.ts'));
-    bundle(src, join(aside, 'stage'), join(aside, 'dist'), join(dir, 'dist'), modules);
-    rmSync(join(aside, 'stage'), { recursive: true, force: true });
+    bundleCommand({ modules: src, dist: join(aside, 'dist'), stage: join(aside, 'stage'), tsconfig: join(ROOT, 'tsconfig.json') });
     // Files of src/ other than modules (none today) sit beside their modules, as a build would copy them.
     for (const file of files.filter((f) => !f.endsWith('.ts'))) {
       mkdirSync(join(aside, 'dist', relative(src, file), '..'), { recursive: true });
