@@ -63,6 +63,8 @@ export function bundleCommand({ modules, dist, stage, tsconfig }) {
       outdir: out,
       entryNames: '[name]',
       chunkNames: 'chunk-[hash]',
+      // The comments naming each module's file give its path in src/ (or dist/), not the stage's.
+      absWorkingDir: stage,
       bundle: true,
       splitting: true,
       external: EXTERNAL,

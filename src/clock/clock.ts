@@ -83,6 +83,13 @@ export interface ClockOptions {
   retryAfterMs?: (err: unknown) => number | null;
 }
 
+/**
+ * The most of the machine's time one turn of the timer spends on due jobs before the event loop answers what came
+ * in meanwhile. A backlog comes due at once (a restart's overdue tasks: thousands of jobs, each a store write):
+ * run in one go it held every request for as long as it took, the first answer after the start included.
+ */
+const DUE_SLICE_MS = 5;
+
 export function createClock(options: ClockOptions): Clock {
   const manual = options.mode === 'manual';
   let speed = manual ? 1 : (options.speed ?? START_DEFAULTS.speed);
@@ -94,6 +101,7 @@ export function createClock(options: ClockOptions): Clock {
   const queue = createDueQueue<Job>();
   const inFlight = createInFlight();
   let timer: NodeJS.Timeout | undefined;
+  let continuation: NodeJS.Immediate | undefined;
   let jumps: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const onJobError = options.onJobError ?? ((err: unknown) => console.error('svc-emulator: a scheduled job failed:', err));
@@ -125,11 +133,16 @@ export function createClock(options: ClockOptions): Clock {
     }
   }
 
-  /** Every job due by now, synchronously; real time decides, so holds do not apply. */
-  function runDueNow(batch: Set<Promise<unknown>>): void {
+  /**
+   * The jobs due by now, synchronously, in their order; real time decides, so holds do not apply. With a slice,
+   * it stops once that much of the machine's time has gone and leaves the rest to `fire`'s next turn.
+   */
+  function runDueNow(batch: Set<Promise<unknown>>, sliceMs = Infinity): void {
+    const until = sliceMs === Infinity ? Infinity : performance.now() + sliceMs;
     for (let next = queue.peek(); !stopped && next !== undefined && next.atMs <= now(); next = queue.peek()) {
       queue.pop();
       run(next.value, next.atMs, batch);
+      if (performance.now() >= until) return;
     }
   }
 
@@ -161,19 +174,31 @@ export function createClock(options: ClockOptions): Clock {
     return turn;
   }
 
+  /** The timer's turn: a slice of what is due; what is left of a backlog runs once the event loop has polled. */
+  function fire(): void {
+    timer = undefined;
+    continuation = undefined;
+    runDueNow(new Set(), DUE_SLICE_MS);
+    const next = queue.peek();
+    if (!stopped && next !== undefined && next.atMs <= now()) {
+      // Not a timer: an immediate runs after the I/O that came in meanwhile, and a timer's 1 ms would idle.
+      continuation = setImmediate(fire);
+      continuation.unref();
+      return;
+    }
+    armTimer();
+  }
+
   function armTimer(): void {
-    if (manual || stopped) return;
+    // A backlog being run arms the timer itself once it is done.
+    if (manual || stopped || continuation) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
     const next = queue.peek();
     if (!next) return;
     const wallDelay = Math.max(0, (next.atMs - now()) / speed);
     // Node caps timers at ~24.8 days; a longer wait just re-arms.
-    timer = setTimeout(() => {
-      timer = undefined;
-      runDueNow(new Set());
-      armTimer();
-    }, Math.min(wallDelay, 2 ** 31 - 1));
+    timer = setTimeout(fire, Math.min(wallDelay, 2 ** 31 - 1));
     timer.unref();
   }
 
@@ -237,7 +262,9 @@ export function createClock(options: ClockOptions): Clock {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (continuation) clearImmediate(continuation);
       timer = undefined;
+      continuation = undefined;
       await jumps;
       // A callback being sent finishes (or times out) before the store is closed.
       await inFlight.settled();
