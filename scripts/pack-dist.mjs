@@ -10,8 +10,7 @@ if (step === 'before') {
   rmSync(KEPT, { recursive: true, force: true });
   if (existsSync('dist')) renameSync('dist', KEPT);
   try {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-    execFileSync(process.execPath, ['scripts/bundle-command.mjs'], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   } catch (err) {
     // npm runs no postpack after a failed prepack: put the clone's dist/ back here.
     rmSync('dist', { recursive: true, force: true });

@@ -11,8 +11,12 @@ import { join } from 'node:path';
  * Where: `SVC_EMULATOR_CACHE_DIR`, else `node_modules/.cache/svc-emulator` beside the package when the package
  * has a node_modules folder (a checkout), else the system's temporary folder. The cache is only ever an
  * optimisation: an unreadable or unwritable cache is the same as an empty one.
+ *
+ * The package also ships what its own files derive (dist/derived/, written when it is built: the documents and the
+ * scenario library), read first: a fresh install's first start (a CI job's, every time) parses no YAML either.
  */
 const PACKAGE_ROOT = new URL('../../', import.meta.url);
+const SHIPPED = new URL('dist/derived/', PACKAGE_ROOT).pathname;
 
 function cacheDir(): string {
   const configured = process.env['SVC_EMULATOR_CACHE_DIR'];
@@ -32,11 +36,14 @@ export function hashOf(...parts: (string | Buffer)[]): string {
 /** The value derived under `kind` from inputs hashing to `key`: read from the cache, or computed and stored. */
 export function derived<T>(kind: string, key: string, compute: () => T): T {
   dir ??= cacheDir();
-  const file = join(dir, `${kind}-${key}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    // Not cached yet (or unreadable): compute it.
+  const name = `${kind}-${key}.json`;
+  const file = join(dir, name);
+  for (const candidate of [join(SHIPPED, name), file]) {
+    try {
+      return JSON.parse(readFileSync(candidate, 'utf8')) as T;
+    } catch {
+      // Not there (or unreadable): the next place, else compute it.
+    }
   }
   const value = compute();
   try {

@@ -41,7 +41,15 @@ it('installs from npm pack into an empty folder and runs start, conformance, pro
   const entries = "const [p, r, x] = await Promise.all([import('svc-emulator/parity'), import('svc-emulator/recording'), import('svc-emulator/proxy')]); console.log(typeof p.runParity, typeof r.readRecording, typeof x.createProxy);";
   expect((await run('node', ['--input-type=module', '-e', entries], { cwd: app })).stdout).toBe('function function function\n');
 
-  emulator = spawn('npx', ['svc-emulator', 'start', '--memory', '--port', '0', '--clock', 'manual', '--admin-token', 'adm', '--allow-insecure-webhooks'], { cwd: app, detached: true });
+  // The package ships what its own files derive (dist/derived/): a first start with an empty cache parses no YAML,
+  // so it leaves nothing in the cache.
+  expect((await readdir(join(app, 'node_modules', 'svc-emulator', 'dist', 'derived'))).filter((f) => f.startsWith('openapi-'))).toHaveLength(2);
+  const cache = join(dir, 'empty-cache');
+  emulator = spawn('npx', ['svc-emulator', 'start', '--memory', '--port', '0', '--clock', 'manual', '--admin-token', 'adm', '--allow-insecure-webhooks'], {
+    cwd: app,
+    detached: true,
+    env: { ...process.env, SVC_EMULATOR_CACHE_DIR: cache },
+  });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     emulator?.stdout?.on('data', (chunk: Buffer) => {
@@ -51,6 +59,7 @@ it('installs from npm pack into an empty folder and runs start, conformance, pro
     });
     emulator?.once('exit', (code) => reject(new Error(`start exited ${code}: ${out}`)));
   });
+  expect(await readdir(cache).catch(() => [])).toEqual([]);
   const { stdout } = await run('npx', ['svc-emulator', 'conformance', '--base-url', base, '--api-key', 'sk-emulator-demo', '--admin-url', base, '--admin-token', 'adm', '--budget', '100000'], { cwd: app });
   expect(stdout).toMatch(/^\d+ passed, 0 failed, 0 skipped$/m);
 
