@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,7 @@ export async function buildPackedCopy(): Promise<PackedCopy> {
     const index = join(copy, 'dist', 'index.js');
     if (!existsSync(join(copy, 'dist', 'command', 'main.js')) || !existsSync(index)) throw new Error(`npm run build left no dist/: ${buildWarning}`);
     await rm(join(copy, 'src'), { recursive: true, force: true });
+    await mkdir(join(dir, 'scratch'));
     return { bin: join(copy, 'bin', 'svc-emulator.js'), index, scratch: join(dir, 'scratch'), buildMs, buildWarning, remove };
   } catch (err) {
     await remove();
