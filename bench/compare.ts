@@ -8,6 +8,7 @@
  * The emulator keeps what it derives from its documents in a cache (src/cache/derived.ts); here it is a fresh
  * folder per series, so each series' first start is the one a new install pays and the median is a warm start.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -81,6 +82,17 @@ export interface Comparison {
   sse: StreamFigures;
   /** STARTS fresh processes each, the packed dist/index.js and src/index.ts through tsx: medians, and the first. */
   inProcess: { dist: InProcessFigures; distFirst: InProcessFigures; src: InProcessFigures };
+  /** When the environment names extra CA certificates, what node's boot pays for reading them (null otherwise). */
+  extraCa: ExtraCaFigures | null;
+}
+
+export interface ExtraCaFigures {
+  file: string;
+  /** Medians of STARTS: `node -e 0` with and without NODE_EXTRA_CA_CERTS. */
+  bootWithMs: number;
+  bootWithoutMs: number;
+  /** The packed start (warm cache) without it, median of STARTS. */
+  startWithoutMs: number;
 }
 
 /** Starts and stops a server STARTS times, one at a time. */
@@ -92,6 +104,37 @@ async function startups(start: () => Promise<Server>): Promise<Startups> {
     await stopServer(server);
   }
   return { medianMs: median(times), firstMs: times[0] ?? NaN };
+}
+
+/** Wall time of `node -e 0`, spawn to exit, with `env`. */
+function bootOnce(env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', () => resolve(performance.now() - started));
+  });
+}
+
+/**
+ * Node reads the file NODE_EXTRA_CA_CERTS names while it boots, before any script runs; where the environment sets
+ * it (a machine's whole CA bundle), that is part of every start here, the emulator's and the baselines' alike. Its
+ * share is measured beside the start, so the start's figure reads for what it is.
+ */
+async function extraCaFigures(bin: string, cacheDir: string): Promise<ExtraCaFigures | null> {
+  const file = process.env['NODE_EXTRA_CA_CERTS'];
+  if (!file) return null;
+  const without: NodeJS.ProcessEnv = { ...process.env, NODE_EXTRA_CA_CERTS: undefined };
+  const withMs: number[] = [];
+  const withoutMs: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    withMs.push(await bootOnce(process.env));
+    withoutMs.push(await bootOnce(without));
+  }
+  const starts = await startups(() =>
+    startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env: { SVC_EMULATOR_CACHE_DIR: cacheDir, NODE_EXTRA_CA_CERTS: undefined } }),
+  );
+  return { file, bootWithMs: median(withMs), bootWithoutMs: median(withoutMs), startWithoutMs: starts.medianMs };
 }
 
 async function inProcess(args: { index: string; tsx: boolean; cacheDir: string }): Promise<{ median: InProcessFigures; first: InProcessFigures }> {
@@ -229,6 +272,7 @@ export async function compare(): Promise<Comparison> {
     const eventsFile = join(packed.scratch, 'stream.txt');
     const { express: expressLoads, sse, ratios, ...measured } = await measureEmulator(packed.bin, join(packed.scratch, 'cache-cli'), eventsFile);
     const emulator = { ...measured, restart: await restartBench(packed.bin) };
+    const extraCa = await extraCaFigures(packed.bin, join(packed.scratch, 'cache-cli'));
     const dist = await inProcess({ index: packed.index, tsx: false, cacheDir: join(packed.scratch, 'cache-dist') });
     const src = await inProcess({ index: SRC_INDEX, tsx: true, cacheDir: join(packed.scratch, 'cache-src') });
     const prism = await measurePrism();
@@ -247,6 +291,7 @@ export async function compare(): Promise<Comparison> {
       ratios,
       rounds: ROUNDS,
       inProcess: { dist: dist.median, distFirst: dist.first, src: src.median },
+      extraCa,
     };
   } finally {
     await packed.remove();

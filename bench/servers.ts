@@ -27,7 +27,7 @@ export interface StartOptions {
   /** Headers of the health request (an API path that wants a key). */
   headers?: Record<string, string>;
   /** Environment variables added to the bench's own. */
-  env?: Record<string, string>;
+  env?: Record<string, string | undefined>;
 }
 
 export async function startServer(command: string[], healthPath?: string, options: StartOptions = {}): Promise<Server> {
