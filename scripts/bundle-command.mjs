@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSync, version } from 'esbuild';
 
 /** The folder of dist/ the bundle is written to, beside the modules tsc writes. */
-export const COMMAND_DIR = 'command';
+const COMMAND_DIR = 'command';
 
 /** The packages left as imports. */
 const EXTERNAL = ['libsql'];
@@ -30,7 +30,7 @@ export const RECIPE = `esbuild ${version} bundle of cli/main (${TARGET}, esm, sp
 const MODULE = /\.(ts|js)$/;
 
 /** The module files under `dir`, sorted: `.ts` sources or tsc's `.js` (declarations and maps are not modules). */
-export function moduleFiles(dir) {
+function moduleFiles(dir) {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && MODULE.test(entry.name) && !entry.name.endsWith('.d.ts'))
     .map((entry) => join(entry.parentPath, entry.name))

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 
-export type Yaml = typeof YamlModule;
+type Yaml = typeof YamlModule;
 let yaml: Yaml | undefined;
 
 /**
