@@ -106,6 +106,10 @@ async function startups(start: () => Promise<Server>): Promise<Startups> {
   return { medianMs: median(times), firstMs: times[0] ?? NaN };
 }
 
+/** The packed CLI started as a user starts it (warn: without the log line of the health request), to its first 200. */
+const packedStart = (bin: string, env: Record<string, string | undefined>): Promise<Server> =>
+  startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env });
+
 /** Wall time of `node -e 0`, spawn to exit, with `env`. */
 function bootOnce(env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
@@ -131,9 +135,7 @@ async function extraCaFigures(bin: string, cacheDir: string): Promise<ExtraCaFig
     withMs.push(await bootOnce(process.env));
     withoutMs.push(await bootOnce(without));
   }
-  const starts = await startups(() =>
-    startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env: { SVC_EMULATOR_CACHE_DIR: cacheDir, NODE_EXTRA_CA_CERTS: undefined } }),
-  );
+  const starts = await startups(() => packedStart(bin, { SVC_EMULATOR_CACHE_DIR: cacheDir, NODE_EXTRA_CA_CERTS: undefined }));
   return { file, bootWithMs: median(withMs), bootWithoutMs: median(withoutMs), startWithoutMs: starts.medianMs };
 }
 
@@ -213,9 +215,8 @@ type Measured = Omit<Comparison['emulator'], 'restart'> & { express: Pick<Server
 /** The emulator's start-ups, then its loads and streams in turns with Express's and the bare SSE server's. */
 async function measureEmulator(bin: string, cacheDir: string, eventsFile: string): Promise<Measured> {
   const env = { SVC_EMULATOR_CACHE_DIR: cacheDir };
-  // Start-up as a user starts the packed CLI (warn: without the log line of the health request); the load runs
-  // quiet too (one log line per request otherwise).
-  const startup = await startups(() => startServer([bin, 'start', '--memory', '--port', '0', '--log-level', 'warn'], '/_emulator/health', { env }));
+  // The load runs quiet too (one log line per request otherwise).
+  const startup = await startups(() => packedStart(bin, env));
   const server = await startServer(emulatorCommand(['--memory'], bin), '/_emulator/health', { env });
   const express = await startExpress();
   let sse: Server | null = null;

@@ -22,9 +22,9 @@ export function listenerOf(host: Host, app: RequestListener, limits: ServerLimit
     listen(port = START_DEFAULTS.port, address = START_DEFAULTS.host) {
       // Requests the server itself refuses (too large, too slow, not HTTP) are answered and recorded as the app's are,
       // in the default world: no key has said which world they are for.
-      const { random, clock, db } = defaultWorld();
-      const refuse = refusals({ random, clock, db, logger: host.logger });
-      const server = createLimitedServer(app, limits, { warn: host.warn, refuse, classes: expressBorn(defaultWorld().app) });
+      const world = defaultWorld();
+      const refuse = refusals({ random: world.random, clock: world.clock, db: world.db, logger: host.logger });
+      const server = createLimitedServer(app, limits, { warn: host.warn, refuse, classes: expressBorn(world.app) });
       closeServer = followRequests(server);
       listener.server = server;
       return new Promise((resolve, reject) => {
